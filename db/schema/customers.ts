@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+
+export const customers = pgTable(
+  "customers",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    email: text("email").notNull(),
+    name: text("name"),
+    customFields: jsonb("custom_fields").$type<Record<string, string>>().notNull().default({}),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+    /** Deleted customers are kept for the audit trail and later references, but are not served. */
+    deletedAt: time("deleted_at"),
+  },
+  (t) => [
+    index("customers_account_created_idx")
+      .on(t.accountId, t.created, t.id)
+      .where(sql`${t.deletedAt} is null`),
+  ],
+);

@@ -1,0 +1,37 @@
+import { index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id } from "./columns";
+
+export const actorTypeEnum = pgEnum("actor_type", ["user", "api_key", "system", "customer"]);
+
+/**
+ * The audit trail. Rows are only ever inserted (lib/events/emit.ts). Every filter of the events
+ * list is served by an index that also yields the `created desc, id desc` order (scanned backwards:
+ * drizzle's `.desc()` would emit NULLS LAST, which `order by … desc` cannot use).
+ */
+export const events = pgTable(
+  "events",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    type: text("type").notNull(),
+    aggregateType: text("aggregate_type").notNull(),
+    aggregateId: text("aggregate_id").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    previousData: jsonb("previous_data").$type<Record<string, unknown>>(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    correlationId: text("correlation_id"),
+    version: integer("version").notNull(),
+    created: createdAt(),
+    actorType: actorTypeEnum("actor_type"),
+    actorId: text("actor_id"),
+  },
+  (t) => [
+    index("events_account_created_idx").on(t.accountId, t.created, t.id),
+    index("events_account_aggregate_idx").on(t.accountId, t.aggregateId, t.created, t.id),
+    index("events_account_aggregate_type_idx").on(t.accountId, t.aggregateType, t.created, t.id),
+    index("events_account_type_idx").on(t.accountId, t.type, t.created, t.id),
+  ],
+);

@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { authenticateToken, type Principal } from "@/lib/auth/tokens";
+import type { ServiceContext } from "@/lib/context";
+import { ServiceError } from "@/lib/errors";
+import { isId, newId } from "@/lib/ids";
+import { applyDeprecation } from "./deprecation";
+import type { Access, HttpMethod, Operation, PathParams } from "./operation";
+import { internalErrorBody, problemBody, problemResponse } from "./problem";
+import { parseBody, parseParameters, queryObject, readJsonObject } from "./validation";
+
+/** The second argument Next.js passes to a route handler. */
+export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+export type RouteHandler = (request: Request, context: RouteContext) => Promise<Response>;
+
+type Authenticated<A extends Access, T> = A extends "public" ? null : T;
+
+export type HandlerArgs<Q, B, A extends Access, P extends string> = {
+  ctx: Authenticated<A, ServiceContext>;
+  principal: Authenticated<A, Principal>;
+  /** The path's parameters except `account_id`, which may be absent on the unscoped path. */
+  params: Record<Exclude<PathParams<P>, "account_id">, string>;
+  query: Q extends z.ZodType ? z.output<Q> : Record<string, never>;
+  body: B extends z.ZodType ? z.output<B> : undefined;
+  request: Request;
+};
+
+const NO_QUERY = z.strictObject({});
+const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
+const EXPOSED_HEADERS = "X-Request-Id, Deprecation, Sunset, Link";
+
+function baseHeaders(requestId: string): Headers {
+  return new Headers({
+    "X-Request-Id": requestId,
+    "Cache-Control": "no-store",
+    // Bearer tokens are never ambient credentials, so any origin may call (as Stripe.js does).
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": EXPOSED_HEADERS,
+  });
+}
+
+function instanceOf(request: Request): string {
+  return new URL(request.url).pathname;
+}
+
+/** The one place where a failure becomes a response. */
+export function errorResponse(error: unknown, requestId: string, instance: string, headers: Headers): Response {
+  if (error instanceof ServiceError) {
+    if (error.category === "unauthorized") headers.set("WWW-Authenticate", 'Bearer realm="api"');
+    return problemResponse(problemBody(error, requestId, instance), headers);
+  }
+  console.error(`[${requestId}] unhandled error on ${instance}`, error);
+  return problemResponse(internalErrorBody(requestId, instance), headers);
+}
+
+function bearerToken(request: Request): string {
+  const header = request.headers.get("authorization");
+  if (!header) {
+    throw new ServiceError("unauthorized", "Missing API token. Send 'Authorization: Bearer <token>'.");
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new ServiceError("unauthorized", "The Authorization header must be 'Bearer <token>'.");
+  return match[1]!;
+}
+
+function authorize(operation: Operation, principal: Principal, accountId: string | undefined): void {
+  if (accountId !== undefined && accountId !== principal.accountId) {
+    throw new ServiceError("forbidden", `This token cannot access account '${accountId}'.`);
+  }
+  if (operation.access === "secret" && principal.kind !== "secret") {
+    throw new ServiceError(
+      "forbidden",
+      "Publishable tokens cannot call this operation; call it from your server with a secret token (st_…).",
+    );
+  }
+}
+
+function correlationIdOf(request: Request, requestId: string): string {
+  const header = request.headers.get("x-correlation-id");
+  if (header === null) return requestId;
+  if (!CORRELATION_ID.test(header)) {
+    throw new ServiceError("bad_request", "X-Correlation-Id must be 1 to 200 visible ASCII characters.");
+  }
+  return header;
+}
+
+function stringParams(raw: Record<string, string | string[] | undefined> | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  // Next.js passes no params at all to routes without dynamic segments.
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    if (typeof value === "string") params[key] = value;
+  }
+  return params;
+}
+
+/**
+ * Wraps a domain call into a route handler: request id, deprecation, authentication,
+ * authorization, parameter and body validation, serialization, and the only try/catch.
+ */
+export function handle<
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  R extends z.ZodType,
+  A extends Access,
+  P extends string,
+>(operation: Operation<Q, B, R, A, P>, run: (args: HandlerArgs<Q, B, A, P>) => Promise<z.input<R>>): RouteHandler {
+  return async (request, context) => {
+    const requestId = newId("request");
+    const headers = baseHeaders(requestId);
+    try {
+      if (operation.deprecated) applyDeprecation(operation.deprecated, headers);
+      const correlationId = correlationIdOf(request, requestId);
+      const params = stringParams(await context.params);
+      // `/api/{anything}/customers` only names an operation when the segment is an account id.
+      if (params.account_id !== undefined && !isId("account", params.account_id)) {
+        throw new ServiceError("not_found", "No API operation exists at this path.");
+      }
+
+      let principal: Principal | null = null;
+      let ctx: ServiceContext | null = null;
+      if (operation.access !== "public") {
+        principal = await authenticateToken(bearerToken(request));
+        authorize(operation as Operation, principal, params.account_id);
+        ctx = {
+          accountId: principal.accountId,
+          livemode: principal.livemode,
+          actor: { type: "api_key", id: principal.tokenId },
+          correlationId,
+        };
+      }
+
+      const url = new URL(request.url);
+      const query = parseParameters(operation.query ?? NO_QUERY, queryObject(url));
+      const body = operation.body ? parseBody(operation.body, await readJsonObject(request)) : undefined;
+
+      const result = await run({ ctx, principal, params, query, body, request } as HandlerArgs<Q, B, A, P>);
+      headers.set("Content-Type", "application/json");
+      return new Response(JSON.stringify(result), { status: operation.response.status, headers });
+    } catch (error) {
+      return errorResponse(error, requestId, instanceOf(request), headers);
+    }
+  };
+}
+
+/** A handler that answers every request with the same error (404 for unknown paths, 405). */
+export function failWith(error: () => ServiceError, extraHeaders: Record<string, string> = {}): RouteHandler {
+  return async (request) => {
+    const requestId = newId("request");
+    const headers = baseHeaders(requestId);
+    for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
+    return errorResponse(error(), requestId, instanceOf(request), headers);
+  };
+}
+
+const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+type MethodExports = Record<HttpMethod | "OPTIONS", RouteHandler>;
+
+/**
+ * Every export a route file needs: the given methods, 405 problem for the others (never Next's
+ * empty 405), and a CORS preflight answer.
+ */
+export function routeHandlers(handlers: Partial<Record<HttpMethod, RouteHandler>>): MethodExports {
+  const allowed = [...METHODS.filter((method) => handlers[method]), "OPTIONS"].join(", ");
+  const methodNotAllowed = failWith(
+    () => new ServiceError("method_not_allowed", `This path supports ${allowed}.`),
+    { Allow: allowed },
+  );
+  const exports = {} as MethodExports;
+  for (const method of METHODS) exports[method] = handlers[method] ?? methodNotAllowed;
+  exports.OPTIONS = async () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        Allow: allowed,
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Methods": allowed,
+        "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key, X-Correlation-Id",
+        "Access-Control-Max-Age": "600",
+      },
+    });
+  return exports;
+}

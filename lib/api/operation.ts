@@ -1,0 +1,63 @@
+import type { z } from "zod";
+
+/** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
+export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PathParams<Rest>
+  : never;
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * Who may call an operation. `secret`: secret tokens only. `publishable`: secret and publishable
+ * tokens (the publishable allow-list is exactly the operations marked so). `public`: no token.
+ */
+export type Access = "secret" | "publishable" | "public";
+
+/** DESIGN.md decision 14: a deprecated operation announces its sunset, then answers 410. */
+export type Deprecation = {
+  /** From this instant the operation answers 410 Gone. */
+  sunset: Date;
+  /** The replacement, e.g. `POST /api/{account_id}/subscription-change-requests`. */
+  replacement: string;
+  /** Absolute or root-relative link to the replacement's documentation, sent in `Link`. */
+  link: string;
+};
+
+/**
+ * One API operation: the single description that validation, authorization, the handler's types
+ * and the OpenAPI document all read.
+ */
+export type Operation<
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends z.ZodType = z.ZodType,
+  A extends Access = Access,
+  P extends string = string,
+> = {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI path relative to `/api`, e.g. `/{account_id}/customers/{customer_id}`. */
+  path: P;
+  /** The same operation served without the account segment (acting on the token's account). */
+  unscopedPath?: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: A;
+  query?: Q;
+  body?: B;
+  response: { status: 200 | 201; description: string; schema: R };
+  /** Error statuses worth documenting besides 400/401/403/500. */
+  errors?: number[];
+  deprecated?: Deprecation;
+};
+
+export function defineOperation<
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends z.ZodType = z.ZodType,
+  A extends Access = Access,
+  const P extends string = string,
+>(operation: Operation<Q, B, R, A, P>): Operation<Q, B, R, A, P> {
+  return operation;
+}

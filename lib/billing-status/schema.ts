@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { DateTime } from "@/lib/schemas";
+
+export const BILLING_STATUSES = [
+  "active",
+  "trialing",
+  "past_due",
+  "cancelled",
+  "no_subscription",
+  "exempt",
+  "orphaned",
+] as const;
+export type BillingStatusValue = (typeof BILLING_STATUSES)[number];
+
+export const BillingStatus = z
+  .object({
+    cit_allowed: z.boolean().meta({ description: "cit_processing_enabled and the status allows CIT." }),
+    mit_allowed: z.boolean().meta({ description: "mit_processing_enabled and the status allows MIT." }),
+    cit_processing_enabled: z.boolean(),
+    mit_processing_enabled: z.boolean(),
+    billing_status: z.enum(BILLING_STATUSES).nullable().optional(),
+    trial_days_remaining: z.number().int().nullable().optional(),
+    trial_end: DateTime.nullable().optional(),
+    subscription_end: DateTime.nullable().optional(),
+  })
+  .meta({
+    id: "BillingStatus",
+    description: [
+      "The organization's own standing with the platform. Which payments each status allows:",
+      "",
+      "| billing_status | CIT | MIT |",
+      "|---|---|---|",
+      "| active, trialing, exempt | yes | yes |",
+      "| past_due | yes | no |",
+      "| cancelled, no_subscription, orphaned (or null) | no | no |",
+      "",
+      "`cit_allowed` = `cit_processing_enabled` AND the status allows CIT; likewise for MIT.",
+    ].join("\n"),
+  });
+
+export type BillingStatusObject = z.input<typeof BillingStatus>;

@@ -1,0 +1,19 @@
+/** Who caused a change (the event's `actor_type` / `actor_id`). */
+export type Actor = {
+  type: "user" | "api_key" | "system" | "customer";
+  id: string | null;
+};
+
+/**
+ * What every domain verb receives besides its input: the account it acts on, who acts, and the
+ * correlation id to stamp on the events it emits. Built by the HTTP layer from the request.
+ */
+export type ServiceContext = {
+  accountId: string;
+  livemode: boolean;
+  actor: Actor;
+  correlationId: string | null;
+};
+
+/** The argument of every domain verb (openstatus style): `{ ctx, input }`. */
+export type Verb<I> = { ctx: ServiceContext; input: I };

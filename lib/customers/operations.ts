@@ -1,0 +1,90 @@
+import { defineOperation } from "@/lib/api/operation";
+import {
+  Customer,
+  CustomerCreateInput,
+  CustomerExpandQuery,
+  CustomerList,
+  CustomerListQuery,
+  CustomerUpdateInput,
+  DeletedCustomer,
+} from "./schema";
+
+const tag = "Customers";
+
+export const listCustomersOperation = defineOperation({
+  operationId: "listCustomers",
+  method: "GET",
+  path: "/{account_id}/customers",
+  unscopedPath: "/customers",
+  summary: "List customers",
+  description: "Customers of the account, newest first.",
+  tag,
+  access: "secret",
+  query: CustomerListQuery,
+  response: { status: 200, description: "A page of customers.", schema: CustomerList },
+});
+
+export const createCustomerOperation = defineOperation({
+  operationId: "createCustomer",
+  method: "POST",
+  path: "/{account_id}/customers",
+  unscopedPath: "/customers",
+  summary: "Create a customer",
+  description: "Emits `customer.created`. A missing `email` is a 400 naming it.",
+  tag,
+  access: "secret",
+  query: CustomerExpandQuery,
+  body: CustomerCreateInput,
+  response: { status: 201, description: "The created customer.", schema: Customer },
+  errors: [415, 422],
+});
+
+export const getCustomerOperation = defineOperation({
+  operationId: "getCustomer",
+  method: "GET",
+  path: "/{account_id}/customers/{customer_id}",
+  unscopedPath: "/customers/{customer_id}",
+  summary: "Retrieve a customer",
+  description: "With `expand=custom_fields` the custom field values are included.",
+  tag,
+  access: "secret",
+  query: CustomerExpandQuery,
+  response: { status: 200, description: "The customer.", schema: Customer },
+  errors: [404],
+});
+
+export const updateCustomerOperation = defineOperation({
+  operationId: "updateCustomer",
+  method: "POST",
+  path: "/{account_id}/customers/{customer_id}",
+  unscopedPath: "/customers/{customer_id}",
+  summary: "Update a customer",
+  description: "Emits `customer.updated` when anything changed; an update that changes nothing emits no event.",
+  tag,
+  access: "secret",
+  query: CustomerExpandQuery,
+  body: CustomerUpdateInput,
+  response: { status: 200, description: "The updated customer.", schema: Customer },
+  errors: [404, 415, 422],
+});
+
+export const deleteCustomerOperation = defineOperation({
+  operationId: "deleteCustomer",
+  method: "DELETE",
+  path: "/{account_id}/customers/{customer_id}",
+  unscopedPath: "/customers/{customer_id}",
+  summary: "Delete a customer",
+  description: "Emits `customer.deleted`. The customer is no longer served; its events remain.",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The deleted customer's id.", schema: DeletedCustomer },
+  errors: [404],
+});
+
+export const customerOperations = [
+  listCustomersOperation,
+  createCustomerOperation,
+  getCustomerOperation,
+  updateCustomerOperation,
+  deleteCustomerOperation,
+];

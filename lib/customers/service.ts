@@ -1,0 +1,134 @@
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb } from "@/db/client";
+import { customers } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import type { Verb } from "@/lib/context";
+import { notFound } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import { newId } from "@/lib/ids";
+import { patchRecord } from "@/lib/schemas";
+import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
+import { customerState, type CustomerRow } from "./serialize";
+
+const live = (accountId: string) => and(eq(customers.accountId, accountId), isNull(customers.deletedAt));
+
+export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [row] = await tx
+      .insert(customers)
+      .values({
+        id: newId("customer"),
+        accountId: ctx.accountId,
+        email: input.email,
+        name: input.name ?? null,
+        customFields: input.custom_fields ?? {},
+        metadata: input.metadata ?? {},
+        created: now,
+        updated: now,
+      })
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "customer.created",
+      aggregateId: row!.id,
+      data: customerState(row!, ctx.livemode),
+      previousData: null,
+    });
+    return row!;
+  });
+}
+
+export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise<CustomerRow> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(customers)
+    .where(and(live(ctx.accountId), eq(customers.id, input.id)));
+  if (!row) throw notFound("customer", input.id);
+  return row;
+}
+
+export async function listCustomers({ ctx, input }: Verb<Page>): Promise<{ rows: CustomerRow[]; total: number }> {
+  const db = await getDb();
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(customers)
+      .where(live(ctx.accountId))
+      .orderBy(desc(customers.created), desc(customers.id))
+      .limit(input.limit)
+      .offset(input.offset),
+    db.select({ total: count() }).from(customers).where(live(ctx.accountId)),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+export async function updateCustomer({
+  ctx,
+  input,
+}: Verb<{ id: string; changes: z.output<typeof CustomerUpdateInput> }>): Promise<CustomerRow> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select()
+      .from(customers)
+      .where(and(live(ctx.accountId), eq(customers.id, input.id)))
+      .for("update");
+    if (!before) throw notFound("customer", input.id);
+
+    const { changes } = input;
+    const next = {
+      email: changes.email ?? before.email,
+      name: changes.name === undefined ? before.name : changes.name,
+      customFields: patchRecord(before.customFields, changes.custom_fields),
+      metadata: patchRecord(before.metadata, changes.metadata),
+    };
+    const unchanged =
+      next.email === before.email &&
+      next.name === before.name &&
+      JSON.stringify(next.customFields) === JSON.stringify(before.customFields) &&
+      JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
+    // No state change, no event.
+    if (unchanged) return before;
+
+    const [after] = await tx
+      .update(customers)
+      .set({ ...next, updated: new Date() })
+      .where(eq(customers.id, before.id))
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "customer.updated",
+      aggregateId: before.id,
+      data: customerState(after!, ctx.livemode),
+      previousData: customerState(before, ctx.livemode),
+    });
+    return after!;
+  });
+}
+
+export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select()
+      .from(customers)
+      .where(and(live(ctx.accountId), eq(customers.id, input.id)))
+      .for("update");
+    if (!before) throw notFound("customer", input.id);
+    const now = new Date();
+    const [after] = await tx
+      .update(customers)
+      .set({ deletedAt: now, updated: now })
+      .where(eq(customers.id, before.id))
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "customer.deleted",
+      aggregateId: before.id,
+      data: { ...customerState(after!, ctx.livemode), deleted: true },
+      previousData: customerState(before, ctx.livemode),
+    });
+    return { id: before.id };
+  });
+}

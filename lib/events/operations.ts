@@ -1,0 +1,58 @@
+import { defineOperation } from "@/lib/api/operation";
+import { DeliveryArray, EventList, EventListQuery, Event, EventWithDeliveries } from "./schema";
+
+const tag = "Events";
+
+export const listEventsOperation = defineOperation({
+  operationId: "listEvents",
+  method: "GET",
+  path: "/{account_id}/events",
+  summary: "List events",
+  description:
+    "The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND.",
+  tag,
+  access: "secret",
+  query: EventListQuery,
+  response: { status: 200, description: "A page of events.", schema: EventList },
+});
+
+export const getEventOperation = defineOperation({
+  operationId: "getEvent",
+  method: "GET",
+  path: "/{account_id}/events/{event_id}",
+  summary: "Retrieve an event",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The event.", schema: Event },
+  errors: [404],
+});
+
+export const listEventDeliveriesOperation = defineOperation({
+  operationId: "listEventDeliveries",
+  method: "GET",
+  path: "/{account_id}/events/{event_id}/deliveries",
+  summary: "List an event's deliveries",
+  description: "One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The deliveries.", schema: DeliveryArray },
+  errors: [404],
+});
+
+export const getEventFullOperation = defineOperation({
+  operationId: "getEventFull",
+  method: "GET",
+  path: "/{account_id}/events/{event_id}/full",
+  summary: "Retrieve an event with its deliveries",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The event and its deliveries.", schema: EventWithDeliveries },
+  errors: [404],
+});
+
+export const eventOperations = [
+  listEventsOperation,
+  getEventOperation,
+  listEventDeliveriesOperation,
+  getEventFullOperation,
+];

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { DateTime } from "@/lib/schemas";
+import { AGGREGATE_TYPES, EVENT_TYPES } from "./catalogue";
+
+const EntityState = z.record(z.string(), z.unknown());
+
+export const EventType = z.enum(EVENT_TYPES as [string, ...string[]]).meta({ id: "EventType" });
+export const AggregateType = z.enum(AGGREGATE_TYPES as [string, ...string[]]).meta({ id: "AggregateType" });
+
+export const Event = z
+  .object({
+    id: z.string().meta({ description: "Event identifier, prefix `evt_`." }),
+    type: EventType,
+    aggregate_type: AggregateType.meta({ description: "Entity type the event belongs to." }),
+    aggregate_id: z.string().meta({ description: "External ID of that entity." }),
+    data: EntityState.meta({ description: "Full entity state after the change." }),
+    previous_data: EntityState.nullable().meta({
+      description: "Full entity state before the change. `null` for create events.",
+    }),
+    metadata: EntityState.meta({ description: "Event-specific metadata." }),
+    correlation_id: z.string().nullable().meta({
+      description: "The request's `X-Correlation-Id`, else its request id.",
+    }),
+    version: z.number().int().meta({ description: "Schema version of the event format." }),
+    created: DateTime,
+    actor_type: z.enum(["user", "api_key", "system", "customer"]).nullable(),
+    actor_id: z.string().nullable().meta({ description: "API token id, user id, … of the actor." }),
+  })
+  .meta({ id: "Event" });
+
+export const Delivery = z
+  .object({
+    id: z.string().meta({ description: "Prefix `ed_`." }),
+    event_id: z.string(),
+    webhook_endpoint_id: z.string(),
+    webhook_endpoint_url: z.string().nullable(),
+    status: z.enum(["pending", "delivering", "delivered", "failed"]),
+    attempt_count: z.number().int(),
+    last_attempt_at: DateTime.nullable(),
+    delivered_at: DateTime.nullable(),
+    next_retry_at: DateTime.nullable().meta({ description: "Next scheduled retry; null if none is scheduled." }),
+    response_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    created: DateTime,
+  })
+  .meta({ id: "Delivery" });
+
+const filter = (description: string) => z.string().min(1).max(255).optional().meta({ description });
+
+export const EventListQuery = PaginationQuery.extend({
+  event_id: filter("Only the event with this id."),
+  aggregate_id: filter("All events of one entity (its timeline)."),
+  aggregate_type: AggregateType.optional().meta({ description: "Events of one entity type." }),
+  event_type: EventType.optional().meta({ description: "Events of one type." }),
+});
+
+export const EventList = listEnvelopeSchema(Event, "EventList");
+export const DeliveryArray = z.array(Delivery).meta({ id: "DeliveryArray" });
+export const EventWithDeliveries = z.object({ event: Event, deliveries: z.array(Delivery) }).meta({ id: "EventFull" });
+
+export type EventObject = z.input<typeof Event>;
+export type DeliveryObject = z.input<typeof Delivery>;
+export type EventFilters = Omit<z.output<typeof EventListQuery>, "limit" | "offset">;

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
+import type { Operation } from "@/lib/api/operation";
+import { getBillingStatusOperation } from "@/lib/billing-status/operations";
+import { customerOperations } from "@/lib/customers/operations";
+import { eventOperations } from "@/lib/events/operations";
+
+/** Every operation of the API; the OpenAPI document is generated from exactly these. */
+export const API_OPERATIONS: Operation[] = [getBillingStatusOperation, ...eventOperations, ...customerOperations];
+
+const Problem = z
+  .object({
+    type: z.string().meta({ example: "about:blank" }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().meta({ description: "Request path." }),
+    request_id: z.string().meta({ description: "Identifier for support, prefix `req_`." }),
+    errors: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: "Field-level problems (400 for parameters and missing fields, 422 otherwise)." }),
+    error_code: z.string().optional().meta({ description: "Set on retryable conflicts (409)." }),
+    retryable: z.boolean().optional(),
+  })
+  .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Bad request: malformed JSON, invalid parameters, or a missing required field.",
+  401: "Missing, invalid or revoked API token.",
+  403: "The token may not call this operation or act on this account.",
+  404: "No such object in this account.",
+  409: "Conflict with the current state of the resource.",
+  410: "The operation is retired; the body names the replacement.",
+  415: "The body is not application/json.",
+  422: "Validation error; `errors` lists the fields.",
+};
+
+const pathParameterNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+function pathParams(path: string) {
+  const names = pathParameterNames(path);
+  if (names.length === 0) return undefined;
+  return z.object(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        name === "account_id"
+          ? z.string().meta({ description: "The account (`acc_…`); it must be the token's account." })
+          : z.string(),
+      ]),
+    ),
+  );
+}
+
+function toOpenApi(operation: Operation, path: string, operationId: string): ZodOpenApiOperationObject {
+  const errorStatuses = [...new Set([400, 401, 403, ...(operation.errors ?? []), ...(operation.deprecated ? [410] : [])])];
+  const params = pathParams(path);
+  return {
+    operationId,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [operation.tag],
+    ...(operation.deprecated ? { deprecated: true } : {}),
+    security: operation.access === "public" ? [] : [{ bearerAuth: [] }],
+    requestParams: {
+      ...(params ? { path: params } : {}),
+      ...(operation.query ? { query: operation.query as z.ZodObject } : {}),
+    },
+    ...(operation.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: operation.body } } } }
+      : {}),
+    responses: {
+      [String(operation.response.status)]: {
+        description: operation.response.description,
+        content: { "application/json": { schema: operation.response.schema } },
+      },
+      ...Object.fromEntries(
+        errorStatuses
+          .sort()
+          .map((status) => [
+            String(status),
+            { description: ERROR_DESCRIPTIONS[status] ?? "Error.", content: { "application/problem+json": { schema: Problem } } },
+          ]),
+      ),
+    },
+  };
+}
+
+export function openApiDocument(serverUrl = "/api") {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const operation of API_OPERATIONS) {
+    const method = operation.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+    (paths[operation.path] ??= {})[method] = toOpenApi(operation, operation.path, operation.operationId);
+    if (operation.unscopedPath) {
+      (paths[operation.unscopedPath] ??= {})[method] = toOpenApi(
+        operation,
+        operation.unscopedPath,
+        `${operation.operationId}ForTokenAccount`,
+      );
+    }
+  }
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Billing Service API",
+      version: "1.0.0",
+      description:
+        "Subscription billing and payments. Authenticate with `Authorization: Bearer <token>`. Every error is an RFC 9457 problem with a `request_id`; every response carries `X-Request-Id`. Paths without an account segment act on the token's account.",
+    },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "Secret (`st_…`) or publishable (`pt_…`) token." },
+      },
+    },
+    paths,
+  });
+}

@@ -1,0 +1,124 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFreshDatabase } from "../helpers/database";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+
+const run = promisify(execFile);
+const SEED_KEYS = [
+  "account_id",
+  "sandbox_account_id",
+  "secret_token",
+  "publishable_token",
+  "sandbox_secret_token",
+  "dashboard_email",
+  "dashboard_password",
+].sort();
+
+/** `npm run seed -- --json` exactly as a user runs it; stdout must be one JSON object. */
+async function seedJson(env: Record<string, string>) {
+  const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: "", ...env },
+  });
+  return JSON.parse(stdout) as Record<string, string>;
+}
+
+const dataDirs: string[] = [];
+const tempDataDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "billing-embedded-"));
+  dataDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the embedded default (PGlite, no DATABASE_URL)", () => {
+  let app: RunningApp;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    app = await startApp({ DATABASE_URL: "", BILLING_DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("migrates and seeds an empty database on first start and prints the login and tokens", async () => {
+    const output = app.output();
+    expect(output).toContain("Seeded a new embedded database");
+    expect(output).toMatch(/sign in as demo@example\.com \/ \S+/);
+    const saved = JSON.parse(readFileSync(path.join(dataDir, "credentials.json"), "utf8"));
+    expect(output).toContain(saved.secret_token);
+    expect(output).toContain(saved.account_id);
+  });
+
+  it("serves the API: customers, events, errors", async () => {
+    const { secret_token: token, account_id: accountId } = JSON.parse(
+      readFileSync(path.join(dataDir, "credentials.json"), "utf8"),
+    );
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const created = await fetch(`${app.baseUrl}/api/customers`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ email: "embedded@example.com", name: "Embedded" }),
+    });
+    expect(created.status).toBe(201);
+    const customer = await created.json();
+
+    const events = await (await fetch(`${app.baseUrl}/api/${accountId}/events?aggregate_id=${customer.id}`, { headers })).json();
+    expect(events.items).toHaveLength(1);
+    expect(events.items[0]).toMatchObject({ type: "customer.created", aggregate_id: customer.id, previous_data: null });
+
+    const missing = await fetch(`${app.baseUrl}/api/customers`, { method: "POST", headers, body: "{}" });
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).detail).toContain("email");
+    expect((await fetch(`${app.baseUrl}/api/customers`)).status).toBe(401);
+  });
+
+  it("refuses to seed while the server holds the database files", async () => {
+    await expect(seedJson({ BILLING_DATA_DIR: dataDir })).rejects.toThrow(/in the running server/);
+  });
+});
+
+describe("npm run seed -- --json", () => {
+  it("prints exactly one JSON object with the documented keys on the embedded database, idempotently", async () => {
+    const dataDir = tempDataDir();
+    const first = await seedJson({ BILLING_DATA_DIR: dataDir });
+    expect(Object.keys(first).sort()).toEqual(SEED_KEYS);
+    expect(first.secret_token).toMatch(/^st_prod_/);
+    expect(first.publishable_token).toMatch(/^pt_prod_/);
+    expect(first.sandbox_secret_token).toMatch(/^st_prod_/);
+    expect(first.account_id).toMatch(/^acc_prod_/);
+    const second = await seedJson({ BILLING_DATA_DIR: dataDir });
+    expect(second.account_id).toBe(first.account_id);
+    expect(second.sandbox_account_id).toBe(first.sandbox_account_id);
+  });
+
+  it("works with DATABASE_URL: one organization however often it runs, earlier demo tokens revoked", async () => {
+    const database = await createFreshDatabase("seed");
+    try {
+      const first = await seedJson({ DATABASE_URL: database.url });
+      const second = await seedJson({ DATABASE_URL: database.url });
+      expect(Object.keys(second).sort()).toEqual(SEED_KEYS);
+      expect(second.account_id).toBe(first.account_id);
+      const sql = postgres(database.url, { max: 1 });
+      try {
+        const [organizations] = await sql`select count(*)::int as count from organizations`;
+        expect(organizations?.count).toBe(1);
+        const tokens = await sql`select revoked_at is not null as revoked from api_tokens order by created`;
+        expect(tokens.map((t) => t.revoked)).toEqual([true, true, true, false, false, false]);
+      } finally {
+        await sql.end();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});
