@@ -3,7 +3,13 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   const { config } = await import("@/lib/config");
-  if (config().databaseUrl) return;
-  const { startEmbedded } = await import("@/lib/embedded");
-  await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
+  if (!config().databaseUrl) {
+    const { startEmbedded } = await import("@/lib/embedded");
+    await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
+  }
+  // Without Inngest, this process delivers webhooks itself.
+  if (!config().inngestConfigured) {
+    const { deliveryDriver } = await import("@/lib/webhooks/driver");
+    deliveryDriver().start();
+  }
 }

@@ -9,29 +9,49 @@ const EnvSchema = z.object({
   BILLING_ENV: z.enum(["prod", "stg"]).default("prod"),
   BILLING_DATA_DIR: z.string().default(".data"),
   NODE_ENV: z.string().optional(),
+  WEBHOOK_SECRET_KEY: z.string().min(32, "WEBHOOK_SECRET_KEY must be at least 32 characters.").optional(),
+  WEBHOOK_RETRY_DELAYS: z.string().optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).optional(),
+  INNGEST_DEV: z.string().optional(),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
 });
 
 export type Config = {
   databaseUrl: string | undefined;
   environment: "prod" | "stg";
   dataDir: string;
+  production: boolean;
+  webhooks: {
+    secretKey: string | undefined;
+    retryDelays: string | undefined;
+    timeoutMs: number | undefined;
+    allowPrivateNetworks: boolean;
+  };
+  /** Inngest drives webhook delivery when a dev server or cloud keys are configured. */
+  inngestConfigured: boolean;
 };
 
 let cached: Config | undefined;
 
 export function config(): Config {
   if (cached) return cached;
-  const env = EnvSchema.parse({
-    ...process.env,
-    // An empty variable means "not set" (common in .env files and CI matrices).
-    DATABASE_URL: process.env.DATABASE_URL || undefined,
-    BILLING_ENV: process.env.BILLING_ENV || undefined,
-    BILLING_DATA_DIR: process.env.BILLING_DATA_DIR || undefined,
-  });
+  // An empty variable means "not set" (common in .env files and CI matrices).
+  const present = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ""));
+  const env = EnvSchema.parse(present);
   cached = {
     databaseUrl: env.DATABASE_URL,
     environment: env.BILLING_ENV,
     dataDir: env.BILLING_DATA_DIR,
+    production: env.NODE_ENV === "production",
+    webhooks: {
+      secretKey: env.WEBHOOK_SECRET_KEY,
+      retryDelays: env.WEBHOOK_RETRY_DELAYS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
+    },
+    inngestConfigured: Boolean(env.INNGEST_DEV || env.INNGEST_EVENT_KEY || env.INNGEST_SIGNING_KEY),
   };
   return cached;
 }

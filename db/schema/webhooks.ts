@@ -48,15 +48,46 @@ export const eventDeliveries = pgTable(
     nextRetryAt: time("next_retry_at"),
     responseStatus: integer("response_status"),
     error: text("error"),
+    /**
+     * When a driver should next attempt it; null once nothing is scheduled (delivered, or failed
+     * permanently). While `delivering` it is the lease expiry: a crashed attempt becomes due again.
+     */
+    dueAt: time("due_at"),
     created: createdAt(),
     updated: updatedAt(),
   },
   (t) => [
     index("event_deliveries_event_idx").on(t.eventId, t.created),
     index("event_deliveries_endpoint_idx").on(t.webhookEndpointId, t.created),
-    // The embedded driver's queue: only unfinished deliveries, by when they are due.
-    index("event_deliveries_due_idx")
-      .on(t.nextRetryAt)
-      .where(sql`${t.status} in ('pending', 'delivering') or (${t.status} = 'failed' and ${t.nextRetryAt} is not null)`),
+    // The drivers' queue: only deliveries with something scheduled, by when it is due.
+    index("event_deliveries_due_idx").on(t.dueAt).where(sql`${t.dueAt} is not null`),
   ],
+);
+
+export const attemptTriggerEnum = pgEnum("attempt_trigger", ["scheduled", "manual"]);
+export const attemptOutcomeEnum = pgEnum("attempt_outcome", ["delivered", "retry", "failed"]);
+
+/** The log of every attempt: what was sent when, and what came back (for the dashboard). */
+export const deliveryAttempts = pgTable(
+  "delivery_attempts",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => eventDeliveries.id),
+    attemptNumber: integer("attempt_number").notNull(),
+    trigger: attemptTriggerEnum("trigger").notNull(),
+    outcome: attemptOutcomeEnum("outcome").notNull(),
+    url: text("url").notNull(),
+    responseStatus: integer("response_status"),
+    error: text("error"),
+    /** The first 4 KB of the response body. */
+    responseExcerpt: text("response_excerpt"),
+    durationMs: integer("duration_ms").notNull(),
+    created: createdAt(),
+  },
+  (t) => [index("delivery_attempts_delivery_idx").on(t.deliveryId, t.attemptNumber)],
 );

@@ -6,6 +6,7 @@ import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
+import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { patchRecord } from "@/lib/schemas";
 import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
@@ -14,8 +15,7 @@ import { customerState, type CustomerRow } from "./serialize";
 const live = (accountId: string) => and(eq(customers.accountId, accountId), isNull(customers.deletedAt));
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
-  const db = await getDb();
-  return db.transaction(async (tx) => {
+  return inChangeTransaction(async (tx) => {
     const now = new Date();
     const [row] = await tx
       .insert(customers)
@@ -69,8 +69,7 @@ export async function updateCustomer({
   ctx,
   input,
 }: Verb<{ id: string; changes: z.output<typeof CustomerUpdateInput> }>): Promise<CustomerRow> {
-  const db = await getDb();
-  return db.transaction(async (tx) => {
+  return inChangeTransaction(async (tx) => {
     const [before] = await tx
       .select()
       .from(customers)
@@ -109,8 +108,7 @@ export async function updateCustomer({
 }
 
 export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
-  const db = await getDb();
-  return db.transaction(async (tx) => {
+  return inChangeTransaction(async (tx) => {
     const [before] = await tx
       .select()
       .from(customers)

@@ -3,6 +3,7 @@ import type { Transaction } from "@/db/client";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { newId } from "@/lib/ids";
+import { afterCommitDeliver } from "./transaction";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, type EventType } from "./catalogue";
 
 export type EntityState = Record<string, unknown>;
@@ -20,8 +21,9 @@ export type EmitInput = {
 export type EmittedEvent = { id: string; deliveryIds: string[] };
 
 /**
- * The only way an event is written. It takes the open transaction of the state change, so the
- * change, its event and one delivery record per subscribed endpoint commit together or not at all.
+ * The only way an event is written. It takes the open transaction of the state change (see
+ * inChangeTransaction), so the change, its event and one delivery record per subscribed endpoint
+ * commit together or not at all.
  */
 export async function emitEvent(tx: Transaction, ctx: ServiceContext, input: EmitInput): Promise<EmittedEvent> {
   const eventId = newId("event");
@@ -55,14 +57,18 @@ export async function emitEvent(tx: Transaction, ctx: ServiceContext, input: Emi
     .orderBy(webhookEndpoints.id);
   const deliveryIds = endpoints.map(() => newId("eventDelivery"));
   if (endpoints.length > 0) {
+    const now = new Date();
     await tx.insert(eventDeliveries).values(
       endpoints.map((endpoint, i) => ({
         id: deliveryIds[i]!,
         accountId: ctx.accountId,
         eventId,
         webhookEndpointId: endpoint.id,
+        dueAt: now,
+        created: now,
       })),
     );
+    afterCommitDeliver(tx, deliveryIds);
   }
   return { id: eventId, deliveryIds };
 }

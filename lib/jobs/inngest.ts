@@ -1,0 +1,19 @@
+import { deliveryRequested, inngest } from "@/inngest/client";
+import type { JobProvider } from "./index";
+
+export const inngestJobs: JobProvider = {
+  name: "inngest",
+  async deliveriesCreated(deliveryIds) {
+    try {
+      await inngest.send(
+        deliveryIds.map((deliveryId) =>
+          // The event id makes a repeated hand-off of the same schedule a no-op in Inngest.
+          deliveryRequested.create({ deliveryId, firstAttempt: 1 }, { id: `delivery-${deliveryId}-1` }),
+        ),
+      );
+    } catch (error) {
+      // The rows are committed and due; the sweep function hands them over again.
+      console.error("Could not hand deliveries to Inngest; the sweep will retry.", error);
+    }
+  },
+};

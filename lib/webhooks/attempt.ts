@@ -1,0 +1,204 @@
+import { and, eq } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { accounts, deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import { config } from "@/lib/config";
+import { webhookPayload } from "./payload";
+import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
+import { decryptSecret } from "./secrets";
+import { sendWebhook, type SendResult } from "./send";
+import { signPayload } from "./signature";
+
+/**
+ * Which attempt is wanted:
+ * - `due`: whatever is due now (the embedded driver's poll);
+ * - `scheduled`: the n-th attempt of a delivery's schedule (the Inngest function; idempotent, so a
+ *   replayed or duplicated run cannot attempt twice);
+ * - `manual`: one new attempt of a permanently failed delivery (API and dashboard).
+ */
+export type AttemptRequest = { mode: "due" } | { mode: "scheduled"; attempt: number } | { mode: "manual" };
+
+export type AttemptOutcome =
+  | { result: "delivered"; attempt: number; status: number }
+  | { result: "retry"; attempt: number; error: string; delay: Delay }
+  | { result: "failed"; attempt: number; error: string }
+  | { result: "skipped"; reason: "not_found" | "busy" | "not_due" | "finished" | "not_failed" };
+
+type AttemptedOutcome = Exclude<AttemptOutcome, { result: "skipped" }>;
+
+/** How long a claimed attempt may run before another driver may take the delivery over. */
+const LEASE_MARGIN_MS = 60_000;
+
+type Claim = {
+  attempt: number;
+  url: string;
+  secretCiphertext: string;
+  eventId: string;
+  accountId: string;
+};
+
+async function claim(deliveryId: string, request: AttemptRequest, now: Date): Promise<Claim | AttemptOutcome> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({
+        delivery: eventDeliveries,
+        url: webhookEndpoints.url,
+        enabled: webhookEndpoints.enabled,
+        endpointDeletedAt: webhookEndpoints.deletedAt,
+        secretCiphertext: webhookEndpoints.secretCiphertext,
+      })
+      .from(eventDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
+      .where(eq(eventDeliveries.id, deliveryId))
+      .for("update", { of: eventDeliveries, skipLocked: true });
+    if (!row) {
+      const [exists] = await tx.select({ id: eventDeliveries.id }).from(eventDeliveries).where(eq(eventDeliveries.id, deliveryId));
+      return { result: "skipped", reason: exists ? "busy" : "not_found" };
+    }
+    const { delivery } = row;
+    const scheduled = delivery.dueAt !== null;
+    const leased = delivery.status === "delivering" && delivery.dueAt !== null && delivery.dueAt > now;
+
+    if (request.mode === "manual") {
+      if (delivery.status !== "failed" || scheduled) return { result: "skipped", reason: "not_failed" };
+    } else {
+      if (!scheduled) return { result: "skipped", reason: "finished" };
+      if (request.mode === "due" && delivery.dueAt! > now) return { result: "skipped", reason: "not_due" };
+      if (request.mode === "scheduled" && (delivery.attemptCount !== request.attempt - 1 || leased)) {
+        return { result: "skipped", reason: "not_due" };
+      }
+      if (!row.enabled || row.endpointDeletedAt) {
+        const error = `The webhook endpoint is ${row.endpointDeletedAt ? "deleted" : "disabled"}.`;
+        await tx
+          .update(eventDeliveries)
+          .set({ status: "failed", error, dueAt: null, nextRetryAt: null, updated: now })
+          .where(eq(eventDeliveries.id, deliveryId));
+        return { result: "failed", attempt: delivery.attemptCount, error };
+      }
+    }
+
+    const attempt = delivery.attemptCount + 1;
+    await tx
+      .update(eventDeliveries)
+      .set({
+        status: "delivering",
+        attemptCount: attempt,
+        lastAttemptAt: now,
+        nextRetryAt: null,
+        dueAt: new Date(now.getTime() + attemptTimeoutMs() + LEASE_MARGIN_MS),
+        updated: now,
+      })
+      .where(eq(eventDeliveries.id, deliveryId));
+    return {
+      attempt,
+      url: row.url,
+      secretCiphertext: row.secretCiphertext,
+      eventId: delivery.eventId,
+      accountId: delivery.accountId,
+    };
+  });
+}
+
+function classify(sent: SendResult, attempt: number, request: AttemptRequest): AttemptedOutcome {
+  const status = sent.status;
+  if (status !== null && status >= 200 && status < 300) return { result: "delivered", attempt, status };
+  if (status !== null && status >= 400 && status < 500) {
+    return { result: "failed", attempt, error: `The endpoint answered HTTP ${status}; 4xx responses are not retried.` };
+  }
+  const error =
+    status === null
+      ? sent.error!
+      : status >= 300 && status < 400
+        ? `The endpoint answered HTTP ${status}; redirects are not followed.`
+        : `The endpoint answered HTTP ${status}.`;
+  if (sent.blocked) return { result: "failed", attempt, error };
+  const delays = retryDelays();
+  if (request.mode !== "manual" && attempt <= delays.length) {
+    return { result: "retry", attempt, error, delay: delays[attempt - 1]! };
+  }
+  return { result: "failed", attempt, error };
+}
+
+/**
+ * One delivery attempt: claim the row (locked, so never two at once), sign and POST the payload,
+ * classify the answer, and record it on the delivery and in the attempt log. Used by the embedded
+ * driver, the Inngest function and manual retries alike.
+ */
+export async function attemptDelivery(deliveryId: string, request: AttemptRequest): Promise<AttemptOutcome> {
+  const claimed = await claim(deliveryId, request, new Date());
+  if ("result" in claimed) return claimed;
+
+  const db = await getDb();
+  const [event] = await db
+    .select({ event: events, livemode: accounts.livemode })
+    .from(events)
+    .innerJoin(accounts, eq(accounts.id, events.accountId))
+    .where(eq(events.id, claimed.eventId));
+  const body = Buffer.from(JSON.stringify(webhookPayload(event!.event, event!.livemode)));
+  const sent = await sendWebhook({
+    url: claimed.url,
+    body,
+    headers: {
+      "Content-Type": "application/json",
+      "User-Agent": "BillingService-Webhooks/1.0",
+      "X-Webhook-Signature": signPayload(decryptSecret(claimed.secretCiphertext), body),
+      "X-Webhook-Event-Id": event!.event.id,
+      "X-Webhook-Event-Type": event!.event.type,
+      "X-Webhook-Delivery-Id": deliveryId,
+      "X-Webhook-Attempt": String(claimed.attempt),
+    },
+    timeoutMs: attemptTimeoutMs(),
+    allowPrivateNetworks: config().webhooks.allowPrivateNetworks,
+  });
+  const outcome = classify(sent, claimed.attempt, request);
+  await record(deliveryId, claimed, sent, outcome, request);
+  return outcome;
+}
+
+async function record(
+  deliveryId: string,
+  claimed: Claim,
+  sent: SendResult,
+  outcome: AttemptedOutcome,
+  request: AttemptRequest,
+): Promise<void> {
+  const now = new Date();
+  const nextRetryAt = outcome.result === "retry" ? new Date(now.getTime() + outcome.delay.ms) : null;
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    // Fenced by the attempt number: an attempt whose lease was taken over records only its log.
+    await tx
+      .update(eventDeliveries)
+      .set({
+        status: outcome.result === "delivered" ? "delivered" : "failed",
+        deliveredAt: outcome.result === "delivered" ? now : null,
+        responseStatus: sent.status,
+        error: outcome.result === "delivered" ? null : outcome.error,
+        nextRetryAt,
+        dueAt: nextRetryAt,
+        updated: now,
+      })
+      .where(
+        and(
+          eq(eventDeliveries.id, deliveryId),
+          eq(eventDeliveries.attemptCount, claimed.attempt),
+          eq(eventDeliveries.status, "delivering"),
+        ),
+      );
+    await tx.insert(deliveryAttempts).values({
+      id: newId("deliveryAttempt"),
+      accountId: claimed.accountId,
+      deliveryId,
+      attemptNumber: claimed.attempt,
+      trigger: request.mode === "manual" ? "manual" : "scheduled",
+      outcome: outcome.result,
+      url: claimed.url,
+      responseStatus: sent.status,
+      error: outcome.result === "delivered" ? null : outcome.error,
+      responseExcerpt: sent.excerpt,
+      durationMs: sent.durationMs,
+      created: now,
+    });
+  });
+}

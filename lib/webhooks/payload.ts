@@ -1,0 +1,31 @@
+import type { EventRow } from "@/lib/events/serialize";
+
+/** Top-level fields whose values differ, with their previous values (absent before → null). */
+export function previousAttributes(
+  previous: Record<string, unknown>,
+  current: Record<string, unknown>,
+): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(previous), ...Object.keys(current)])) {
+    if (JSON.stringify(previous[key]) !== JSON.stringify(current[key])) changed[key] = previous[key] ?? null;
+  }
+  return changed;
+}
+
+/**
+ * The webhook body of the spec. `previous_attributes` is present on every event that changes an
+ * existing entity (it has previous_data), holding only the changed top-level fields.
+ */
+export function webhookPayload(event: EventRow, livemode: boolean) {
+  return {
+    id: event.id,
+    object: "event" as const,
+    type: event.type,
+    created: Math.floor(event.created.getTime() / 1000),
+    livemode,
+    data: {
+      object: event.data,
+      ...(event.previousData ? { previous_attributes: previousAttributes(event.previousData, event.data) } : {}),
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { config } from "@/lib/config";
+
+/** A new endpoint signing secret. Receivers use the whole string as the HMAC key. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
+}
+
+const DEV_KEY_FILE = "webhook-secret.key";
+let cachedKey: Buffer | undefined;
+
+/**
+ * The key that encrypts signing secrets at rest: derived from WEBHOOK_SECRET_KEY. Outside
+ * production without it (the embedded default, local development) a key is generated once and
+ * kept in the data directory; production refuses to run without one.
+ */
+function encryptionKey(): Buffer {
+  if (cachedKey) return cachedKey;
+  let material = config().webhooks.secretKey;
+  if (!material) {
+    if (config().production && config().databaseUrl) {
+      throw new Error("Set WEBHOOK_SECRET_KEY (32+ random characters) to store webhook signing secrets.");
+    }
+    const file = path.resolve(/*turbopackIgnore: true*/ process.cwd(), config().dataDir, DEV_KEY_FILE);
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+    }
+    material = readFileSync(file, "utf8").trim();
+  }
+  cachedKey = Buffer.from(hkdfSync("sha256", material, "", "webhook-signing-secrets", 32));
+  return cachedKey;
+}
+
+/** AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
+export function encryptSecret(secret: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", encryptionKey(), iv);
+  const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+}
+
+export function decryptSecret(stored: string): string {
+  const [version, iv, tag, ciphertext] = stored.split(".");
+  if (version !== "v1" || !iv || !tag || !ciphertext) throw new Error("Unknown signing secret format.");
+  const decipher = createDecipheriv("aes-256-gcm", encryptionKey(), Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+}

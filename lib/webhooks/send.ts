@@ -1,0 +1,99 @@
+import { Agent, request } from "node:https";
+import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from "./network";
+
+export const RESPONSE_EXCERPT_BYTES = 4096;
+
+export type SendResult = {
+  /** HTTP status, or null when no response arrived. */
+  status: number | null;
+  error: string | null;
+  /** Up to 4 KB of the response body. */
+  excerpt: string | null;
+  durationMs: number;
+  /** The destination resolved to a refused (non-public) address. */
+  blocked: boolean;
+};
+
+const agents = {
+  publicOnly: new Agent({ keepAlive: true, lookup: publicOnlyLookup }),
+  any: new Agent({ keepAlive: true }),
+};
+
+function describe(error: NodeJS.ErrnoException): string {
+  if (error instanceof BlockedAddressError) return error.message;
+  if (error.code === "ECONNREFUSED") return "Connection refused by the endpoint.";
+  if (error.code === "ENOTFOUND") return "The endpoint's host name does not resolve.";
+  if (error.code === "ECONNRESET") return "The endpoint closed the connection.";
+  return error.code ? `${error.message} (${error.code})` : error.message;
+}
+
+/**
+ * One HTTPS POST of exactly `body`. Redirects are not followed; the whole exchange has one
+ * deadline; the body read stops after 4 KB.
+ */
+export function sendWebhook(input: {
+  url: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+}): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<SendResult, "durationMs">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve({ ...result, durationMs: elapsed() });
+    };
+    const fail = (error: NodeJS.ErrnoException) =>
+      finish({ status: null, error: describe(error), excerpt: null, blocked: error instanceof BlockedAddressError });
+
+    const url = new URL(input.url);
+    if (!input.allowPrivateNetworks) {
+      try {
+        assertPublicLiteral(url.hostname);
+      } catch (error) {
+        fail(error as BlockedAddressError);
+        return;
+      }
+    }
+    const req = request(url, {
+      method: "POST",
+      headers: { ...input.headers, "Content-Length": String(input.body.length) },
+      agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
+    });
+    const deadline = setTimeout(() => {
+      req.destroy();
+      finish({
+        status: null,
+        error: `No response within ${input.timeoutMs} ms.`,
+        excerpt: null,
+        blocked: false,
+      });
+    }, input.timeoutMs);
+
+    req.on("error", fail);
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
+        finish({ status: res.statusCode ?? null, error: null, excerpt, blocked: false });
+      };
+      res.on("data", (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_EXCERPT_BYTES) {
+          done();
+          res.destroy();
+        }
+      });
+      res.on("end", done);
+      res.on("error", done);
+    });
+    req.end(input.body);
+  });
+}

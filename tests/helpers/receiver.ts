@@ -1,0 +1,135 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { inject } from "vitest";
+import { freePort } from "./server";
+import type { Json } from "./api";
+
+export type ReceivedRequest = {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+  body: Json;
+  /** Checked here with an independent HMAC over the raw bytes and a constant-time compare. */
+  signatureValid: boolean;
+  receivedAt: number;
+};
+
+/** What to answer: a status (and body), or `hang` (never answer), or `reset` (drop the socket). */
+export type Reply = { status: number; body?: string } | "hang" | "reset";
+export type Responder = (request: ReceivedRequest, index: number) => Reply;
+
+/**
+ * A real HTTPS webhook receiver on loopback with the test run's self-signed certificate. It
+ * records every request and answers as scripted.
+ */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  private responder: Responder = () => ({ status: 200, body: "ok" });
+  private secret: string | null = null;
+  private readonly hanging = new Set<() => void>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Receiver> {
+    const server = createServer({
+      cert: readFileSync(inject("tlsCertPath")),
+      key: readFileSync(inject("tlsKeyPath")),
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const receiver = new Receiver(server, `https://127.0.0.1:${port}/webhooks`);
+    server.on("request", (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const rawBody = Buffer.concat(chunks);
+        let body: Json = undefined;
+        try {
+          body = JSON.parse(rawBody.toString("utf8"));
+        } catch {
+          body = undefined;
+        }
+        const received: ReceivedRequest = {
+          method: req.method ?? "",
+          path: req.url ?? "",
+          headers: req.headers,
+          rawBody,
+          body,
+          signatureValid: receiver.verify(rawBody, req.headers["x-webhook-signature"]),
+          receivedAt: Date.now(),
+        };
+        receiver.requests.push(received);
+        const reply = receiver.responder(received, receiver.requests.length - 1);
+        if (reply === "hang") {
+          const release = () => res.destroy();
+          receiver.hanging.add(release);
+          return;
+        }
+        if (reply === "reset") {
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(reply.status, { "Content-Type": "text/plain" }).end(reply.body ?? "");
+      });
+    });
+    return receiver;
+  }
+
+  /** The signing secret to verify with (as shown once at endpoint creation). */
+  useSecret(secret: string): this {
+    this.secret = secret;
+    return this;
+  }
+
+  respond(responder: Responder | Reply): this {
+    this.responder = typeof responder === "function" ? responder : () => responder;
+    return this;
+  }
+
+  private verify(rawBody: Buffer, header: string | string[] | undefined): boolean {
+    if (!this.secret || typeof header !== "string" || !header.startsWith("sha256=")) return false;
+    const expected = Buffer.from(createHmac("sha256", this.secret).update(rawBody).digest("hex"));
+    const given = Buffer.from(header.slice("sha256=".length));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Waits until `count` requests arrived (or `predicate` holds). */
+  async waitFor(count: number | ((requests: ReceivedRequest[]) => boolean), timeoutMs = 20_000): Promise<ReceivedRequest[]> {
+    const done = typeof count === "number" ? (r: ReceivedRequest[]) => r.length >= count : count;
+    const deadline = Date.now() + timeoutMs;
+    while (!done(this.requests)) {
+      if (Date.now() > deadline) throw new Error(`Receiver: condition not met within ${timeoutMs} ms (${this.requests.length} requests).`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return this.requests;
+  }
+
+  async close(): Promise<void> {
+    for (const release of this.hanging) release();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** An HTTPS URL on loopback where nothing listens: connection refused. */
+export async function refusedUrl(): Promise<string> {
+  return `https://127.0.0.1:${await freePort()}/webhooks`;
+}
+
+/** Polls `read` until `accept` holds. */
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
