@@ -4,9 +4,15 @@ import type { Operation } from "@/lib/api/operation";
 import { getBillingStatusOperation } from "@/lib/billing-status/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { eventOperations } from "@/lib/events/operations";
+import { webhookOperations } from "@/lib/webhooks/operations";
 
 /** Every operation of the API; the OpenAPI document is generated from exactly these. */
-export const API_OPERATIONS: Operation[] = [getBillingStatusOperation, ...eventOperations, ...customerOperations];
+export const API_OPERATIONS: Operation[] = [
+  getBillingStatusOperation,
+  ...eventOperations,
+  ...customerOperations,
+  ...webhookOperations,
+];
 
 const Problem = z
   .object({

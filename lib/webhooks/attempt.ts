@@ -26,8 +26,8 @@ export type AttemptOutcome =
 
 type AttemptedOutcome = Exclude<AttemptOutcome, { result: "skipped" }>;
 
-/** How long a claimed attempt may run before another driver may take the delivery over. */
-const LEASE_MARGIN_MS = 60_000;
+/** How long a claimed attempt may run before another driver may take the delivery over: twice the deadline. */
+const leaseMs = () => 2 * attemptTimeoutMs();
 
 type Claim = {
   attempt: number;
@@ -86,7 +86,7 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
         attemptCount: attempt,
         lastAttemptAt: now,
         nextRetryAt: null,
-        dueAt: new Date(now.getTime() + attemptTimeoutMs() + LEASE_MARGIN_MS),
+        dueAt: new Date(now.getTime() + leaseMs()),
         updated: now,
       })
       .where(eq(eventDeliveries.id, deliveryId));

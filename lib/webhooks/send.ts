@@ -42,6 +42,7 @@ export function sendWebhook(input: {
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let settled = false;
+    let deadline: NodeJS.Timeout | undefined;
     const finish = (result: Omit<SendResult, "durationMs">) => {
       if (settled) return;
       settled = true;
@@ -65,7 +66,7 @@ export function sendWebhook(input: {
       headers: { ...input.headers, "Content-Length": String(input.body.length) },
       agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
     });
-    const deadline = setTimeout(() => {
+    deadline = setTimeout(() => {
       req.destroy();
       finish({
         status: null,

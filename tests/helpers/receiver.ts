@@ -16,6 +16,8 @@ export type ReceivedRequest = {
   /** Checked here with an independent HMAC over the raw bytes and a constant-time compare. */
   signatureValid: boolean;
   receivedAt: number;
+  /** What the receiver answered. */
+  reply?: Reply;
 };
 
 /** What to answer: a status (and body), or `hang` (never answer), or `reset` (drop the socket). */
@@ -67,6 +69,7 @@ export class Receiver {
         };
         receiver.requests.push(received);
         const reply = receiver.responder(received, receiver.requests.length - 1);
+        received.reply = reply;
         if (reply === "hang") {
           const release = () => res.destroy();
           receiver.hanging.add(release);

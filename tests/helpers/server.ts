@@ -16,7 +16,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type RunningApp = { baseUrl: string; output: () => string; stop: () => Promise<void> };
+export type RunningApp = {
+  baseUrl: string;
+  output: () => string;
+  stop: () => Promise<void>;
+  /** SIGKILL: the process dies at once, mid-whatever, as in a crash. */
+  kill: () => Promise<void>;
+};
 
 /** Starts the built app (`next start`) with the given environment and waits until it answers. */
 export async function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
@@ -50,6 +56,10 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   return {
     baseUrl,
     output: () => output,
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
     stop: async () => {
       if (child.exitCode === null) {
         child.kill("SIGTERM");

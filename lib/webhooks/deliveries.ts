@@ -1,0 +1,117 @@
+import { and, asc, count, desc, eq, getTableColumns, gte, isNull, type SQL } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { deliveryAttempts, eventDeliveries, webhookEndpoints } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import type { Verb } from "@/lib/context";
+import { notFound, ServiceError } from "@/lib/errors";
+import type { DeliveryRow } from "@/lib/events/serialize";
+import { attemptDelivery } from "./attempt";
+import { getWebhookEndpoint } from "./endpoints";
+import type { DeliveryAttemptRow } from "./serialize";
+
+const BULK_RETRY_LIMIT = 100;
+const BULK_RETRY_CONCURRENCY = 8;
+
+const deliveryColumns = { ...getTableColumns(eventDeliveries), webhookEndpointUrl: webhookEndpoints.url };
+
+export async function getDelivery({ ctx, input }: Verb<{ id: string }>): Promise<DeliveryRow> {
+  const db = await getDb();
+  const [row] = await db
+    .select(deliveryColumns)
+    .from(eventDeliveries)
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
+    .where(and(eq(eventDeliveries.accountId, ctx.accountId), eq(eventDeliveries.id, input.id)));
+  if (!row) throw notFound("delivery", input.id);
+  return row;
+}
+
+/** Every attempt of a delivery, first to last. */
+export async function listDeliveryAttempts({ ctx, input }: Verb<{ deliveryId: string }>): Promise<DeliveryAttemptRow[]> {
+  await getDelivery({ ctx, input: { id: input.deliveryId } });
+  const db = await getDb();
+  return db
+    .select()
+    .from(deliveryAttempts)
+    .where(and(eq(deliveryAttempts.accountId, ctx.accountId), eq(deliveryAttempts.deliveryId, input.deliveryId)))
+    .orderBy(asc(deliveryAttempts.attemptNumber), asc(deliveryAttempts.id));
+}
+
+export async function listEndpointDeliveries({
+  ctx,
+  input,
+}: Verb<{ endpointId: string; status?: DeliveryRow["status"]; page: Page }>): Promise<{ rows: DeliveryRow[]; total: number }> {
+  await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const db = await getDb();
+  const conditions: SQL[] = [
+    eq(eventDeliveries.accountId, ctx.accountId),
+    eq(eventDeliveries.webhookEndpointId, input.endpointId),
+  ];
+  if (input.status) conditions.push(eq(eventDeliveries.status, input.status));
+  const where = and(...conditions);
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select(deliveryColumns)
+      .from(eventDeliveries)
+      .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
+      .where(where)
+      .orderBy(desc(eventDeliveries.created), desc(eventDeliveries.id))
+      .limit(input.page.limit)
+      .offset(input.page.offset),
+    db.select({ total: count() }).from(eventDeliveries).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/**
+ * One new attempt, now, of a permanently failed delivery (DESIGN.md decision 10), through the same
+ * attempt function as the schedule. Any other state is a 409.
+ */
+export async function retryDelivery({ ctx, input }: Verb<{ id: string }>): Promise<DeliveryRow> {
+  const before = await getDelivery({ ctx, input });
+  const outcome = await attemptDelivery(before.id, { mode: "manual" });
+  if (outcome.result === "skipped") {
+    const state =
+      outcome.reason === "busy" ? "being attempted right now" : before.dueAt ? `${before.status}, with an attempt scheduled` : before.status;
+    throw new ServiceError(
+      "conflict",
+      `Only a permanently failed delivery can be retried manually; this one is ${state}.`,
+    );
+  }
+  return getDelivery({ ctx, input });
+}
+
+/** Retries an endpoint's permanently failed deliveries created since a time, 100 per call. */
+export async function retryFailedDeliveries({
+  ctx,
+  input,
+}: Verb<{ endpointId: string; since: Date }>): Promise<{ retried: number; delivered: number; failed: number; has_more: boolean }> {
+  await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const db = await getDb();
+  const failed = await db
+    .select({ id: eventDeliveries.id })
+    .from(eventDeliveries)
+    .where(
+      and(
+        eq(eventDeliveries.accountId, ctx.accountId),
+        eq(eventDeliveries.webhookEndpointId, input.endpointId),
+        eq(eventDeliveries.status, "failed"),
+        isNull(eventDeliveries.dueAt),
+        gte(eventDeliveries.created, input.since),
+      ),
+    )
+    .orderBy(asc(eventDeliveries.created), asc(eventDeliveries.id))
+    .limit(BULK_RETRY_LIMIT + 1);
+  const batch = failed.slice(0, BULK_RETRY_LIMIT);
+  const outcomes = [];
+  for (let i = 0; i < batch.length; i += BULK_RETRY_CONCURRENCY) {
+    const slice = batch.slice(i, i + BULK_RETRY_CONCURRENCY);
+    outcomes.push(...(await Promise.all(slice.map(({ id }) => attemptDelivery(id, { mode: "manual" })))));
+  }
+  const attempted = outcomes.filter((outcome) => outcome.result !== "skipped");
+  return {
+    retried: attempted.length,
+    delivered: attempted.filter((outcome) => outcome.result === "delivered").length,
+    failed: attempted.filter((outcome) => outcome.result !== "delivered").length,
+    has_more: failed.length > BULK_RETRY_LIMIT,
+  };
+}

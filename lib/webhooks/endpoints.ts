@@ -1,0 +1,125 @@
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb } from "@/db/client";
+import { webhookEndpoints } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import { config } from "@/lib/config";
+import type { Verb } from "@/lib/context";
+import { notFound, validationFailed } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { assertPublicLiteral } from "./network";
+import type { WebhookEndpointCreateInput, WebhookEndpointUpdateInput } from "./schema";
+import { encryptSecret, generateSigningSecret } from "./secrets";
+import type { WebhookEndpointRow } from "./serialize";
+
+const live = (accountId: string) => and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt));
+
+/** An IP-literal URL on a private network is refused at once (DNS names are checked at send time). */
+function assertDeliverable(url: string): void {
+  if (config().webhooks.allowPrivateNetworks) return;
+  try {
+    assertPublicLiteral(new URL(url).hostname);
+  } catch (error) {
+    throw validationFailed([{ field: "url", message: (error as Error).message }]);
+  }
+}
+
+export async function createWebhookEndpoint({
+  ctx,
+  input,
+}: Verb<z.output<typeof WebhookEndpointCreateInput>>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  assertDeliverable(input.url);
+  const secret = generateSigningSecret();
+  const now = new Date();
+  const db = await getDb();
+  const [endpoint] = await db
+    .insert(webhookEndpoints)
+    .values({
+      id: newId("webhookEndpoint"),
+      accountId: ctx.accountId,
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      enabled: input.enabled ?? true,
+      secretCiphertext: encryptSecret(secret),
+      created: now,
+      updated: now,
+    })
+    .returning();
+  return { endpoint: endpoint!, secret };
+}
+
+export async function getWebhookEndpoint({ ctx, input }: Verb<{ id: string }>): Promise<WebhookEndpointRow> {
+  const db = await getDb();
+  const [row] = await db.select().from(webhookEndpoints).where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)));
+  if (!row) throw notFound("webhook endpoint", input.id);
+  return row;
+}
+
+export async function listWebhookEndpoints({
+  ctx,
+  input,
+}: Verb<Page>): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+  const db = await getDb();
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(live(ctx.accountId))
+      .orderBy(desc(webhookEndpoints.created), desc(webhookEndpoints.id))
+      .limit(input.limit)
+      .offset(input.offset),
+    db.select({ total: count() }).from(webhookEndpoints).where(live(ctx.accountId)),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+export async function updateWebhookEndpoint({
+  ctx,
+  input,
+}: Verb<{ id: string; changes: z.output<typeof WebhookEndpointUpdateInput> }>): Promise<WebhookEndpointRow> {
+  const { changes } = input;
+  if (changes.url) assertDeliverable(changes.url);
+  const db = await getDb();
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      ...(changes.url !== undefined ? { url: changes.url } : {}),
+      ...(changes.events !== undefined ? { events: changes.events } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      updated: new Date(),
+    })
+    .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
+    .returning();
+  if (!row) throw notFound("webhook endpoint", input.id);
+  return row;
+}
+
+/** Deleted endpoints receive nothing more; their deliveries stay readable. */
+export async function deleteWebhookEndpoint({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
+  const db = await getDb();
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ deletedAt: new Date(), enabled: false, updated: new Date() })
+    .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
+    .returning({ id: webhookEndpoints.id });
+  if (!row) throw notFound("webhook endpoint", input.id);
+  return row;
+}
+
+/** A new signing secret, in force at once for every later attempt. */
+export async function rotateWebhookSecret({
+  ctx,
+  input,
+}: Verb<{ id: string }>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+  const secret = generateSigningSecret();
+  const db = await getDb();
+  const [endpoint] = await db
+    .update(webhookEndpoints)
+    .set({ secretCiphertext: encryptSecret(secret), updated: new Date() })
+    .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
+    .returning();
+  if (!endpoint) throw notFound("webhook endpoint", input.id);
+  return { endpoint, secret };
+}

@@ -1,0 +1,173 @@
+import { defineOperation } from "@/lib/api/operation";
+import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { Delivery } from "@/lib/events/schema";
+import {
+  DeletedWebhookEndpoint,
+  DeliveryAttemptArray,
+  EndpointDeliveriesQuery,
+  RetryFailedInput,
+  RetryFailedResult,
+  WebhookEndpoint,
+  WebhookEndpointCreateInput,
+  WebhookEndpointList,
+  WebhookEndpointUpdateInput,
+  WebhookEndpointWithSecret,
+} from "./schema";
+
+const endpointsTag = "Webhook endpoints";
+const deliveriesTag = "Deliveries";
+const endpointPath = "/{account_id}/webhook-endpoints/{endpoint_id}" as const;
+const deliveryPath = "/{account_id}/deliveries/{delivery_id}" as const;
+
+export const createWebhookEndpointOperation = defineOperation({
+  operationId: "createWebhookEndpoint",
+  method: "POST",
+  path: "/{account_id}/webhook-endpoints",
+  summary: "Create a webhook endpoint",
+  description:
+    "The answer carries the signing secret, shown only here and on rotation. The URL must be HTTPS (else 422); unknown event types are a 422 naming them. `[\"*\"]` subscribes to every type.",
+  tag: endpointsTag,
+  access: "secret",
+  body: WebhookEndpointCreateInput,
+  response: { status: 201, description: "The endpoint and its signing secret.", schema: WebhookEndpointWithSecret },
+  errors: [415, 422],
+});
+
+export const listWebhookEndpointsOperation = defineOperation({
+  operationId: "listWebhookEndpoints",
+  method: "GET",
+  path: "/{account_id}/webhook-endpoints",
+  summary: "List webhook endpoints",
+  tag: endpointsTag,
+  access: "secret",
+  query: PaginationQuery,
+  response: { status: 200, description: "A page of endpoints, newest first.", schema: WebhookEndpointList },
+});
+
+export const getWebhookEndpointOperation = defineOperation({
+  operationId: "getWebhookEndpoint",
+  method: "GET",
+  path: endpointPath,
+  summary: "Retrieve a webhook endpoint",
+  tag: endpointsTag,
+  access: "secret",
+  response: { status: 200, description: "The endpoint.", schema: WebhookEndpoint },
+  errors: [404],
+});
+
+export const updateWebhookEndpointOperation = defineOperation({
+  operationId: "updateWebhookEndpoint",
+  method: "POST",
+  path: endpointPath,
+  summary: "Update a webhook endpoint",
+  description: "Change the URL, the event types, the description, or enable/disable it. A disabled endpoint receives nothing.",
+  tag: endpointsTag,
+  access: "secret",
+  body: WebhookEndpointUpdateInput,
+  response: { status: 200, description: "The updated endpoint.", schema: WebhookEndpoint },
+  errors: [404, 415, 422],
+});
+
+export const deleteWebhookEndpointOperation = defineOperation({
+  operationId: "deleteWebhookEndpoint",
+  method: "DELETE",
+  path: endpointPath,
+  summary: "Delete a webhook endpoint",
+  tag: endpointsTag,
+  access: "secret",
+  response: { status: 200, description: "The deleted endpoint's id.", schema: DeletedWebhookEndpoint },
+  errors: [404],
+});
+
+export const rotateWebhookSecretOperation = defineOperation({
+  operationId: "rotateWebhookEndpointSecret",
+  method: "POST",
+  path: `${endpointPath}/rotate-secret`,
+  summary: "Rotate an endpoint's signing secret",
+  description: "The new secret signs every attempt from now on; the old one stops at once.",
+  tag: endpointsTag,
+  access: "secret",
+  response: { status: 200, description: "The endpoint and its new signing secret.", schema: WebhookEndpointWithSecret },
+  errors: [404],
+});
+
+export const listEndpointDeliveriesOperation = defineOperation({
+  operationId: "listWebhookEndpointDeliveries",
+  method: "GET",
+  path: `${endpointPath}/deliveries`,
+  summary: "List an endpoint's deliveries",
+  tag: endpointsTag,
+  access: "secret",
+  query: EndpointDeliveriesQuery,
+  response: {
+    status: 200,
+    description: "A page of deliveries, newest first.",
+    schema: listEnvelopeSchema(Delivery, "DeliveryList"),
+  },
+  errors: [404],
+});
+
+export const retryFailedDeliveriesOperation = defineOperation({
+  operationId: "retryFailedWebhookDeliveries",
+  method: "POST",
+  path: `${endpointPath}/retry-failed`,
+  summary: "Retry an endpoint's failed deliveries",
+  description:
+    "Makes one new attempt now for each permanently failed delivery of the endpoint created since `since` (at most 100 per call; `has_more` tells whether to call again).",
+  tag: endpointsTag,
+  access: "secret",
+  body: RetryFailedInput,
+  response: { status: 200, description: "What the attempts did.", schema: RetryFailedResult },
+  errors: [404, 415, 422],
+});
+
+export const getDeliveryOperation = defineOperation({
+  operationId: "getDelivery",
+  method: "GET",
+  path: deliveryPath,
+  summary: "Retrieve a delivery",
+  tag: deliveriesTag,
+  access: "secret",
+  response: { status: 200, description: "The delivery.", schema: Delivery },
+  errors: [404],
+});
+
+export const listDeliveryAttemptsOperation = defineOperation({
+  operationId: "listDeliveryAttempts",
+  method: "GET",
+  path: `${deliveryPath}/attempts`,
+  summary: "List a delivery's attempts",
+  description: "Every attempt, first to last: status, duration, error and the first 4 KB of the response.",
+  tag: deliveriesTag,
+  access: "secret",
+  response: { status: 200, description: "The attempts, as a bare array.", schema: DeliveryAttemptArray },
+  errors: [404],
+});
+
+export const retryDeliveryOperation = defineOperation({
+  operationId: "retryDelivery",
+  method: "POST",
+  path: `${deliveryPath}/retry`,
+  summary: "Retry a failed delivery",
+  description:
+    "Makes one new attempt now of a permanently failed delivery and answers with the delivery after it. Any other state is a 409.",
+  tag: deliveriesTag,
+  access: "secret",
+  response: { status: 200, description: "The delivery after the attempt.", schema: Delivery },
+  errors: [404, 409],
+});
+
+export const webhookOperations = [
+  createWebhookEndpointOperation,
+  listWebhookEndpointsOperation,
+  getWebhookEndpointOperation,
+  updateWebhookEndpointOperation,
+  deleteWebhookEndpointOperation,
+  rotateWebhookSecretOperation,
+  listEndpointDeliveriesOperation,
+  retryFailedDeliveriesOperation,
+  getDeliveryOperation,
+  listDeliveryAttemptsOperation,
+  retryDeliveryOperation,
+];
+

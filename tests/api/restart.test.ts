@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migratePostgres } from "@/db/migrate";
+import { createFreshDatabase } from "../helpers/database";
+import { eventually, Receiver } from "../helpers/receiver";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+
+const run = promisify(execFile);
+
+/**
+ * Kill -9 the app with deliveries pending and mid-attempt, start it again on the same database:
+ * every delivery still reaches `delivered`, none is lost, and none gets two successful requests.
+ * Uses its own database and app so that no other driver can finish the work.
+ */
+describe("restart safety of the embedded driver", () => {
+  let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let sql: postgres.Sql;
+  let receiver: Receiver;
+  let app: RunningApp | undefined;
+
+  beforeAll(async () => {
+    database = await createFreshDatabase("restart");
+    await migratePostgres(database.url);
+    sql = postgres(database.url, { max: 2 });
+    receiver = await Receiver.start();
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await receiver.close();
+    await sql.end();
+    await database.drop();
+  });
+
+  it("resumes pending and interrupted deliveries after a crash, delivering each exactly once", async () => {
+    const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATABASE_URL: database.url },
+    });
+    const seed = JSON.parse(stdout) as { secret_token: string; account_id: string };
+    const headers = { Authorization: `Bearer ${seed.secret_token}`, "Content-Type": "application/json" };
+
+    app = await startApp({ DATABASE_URL: database.url });
+    const post = (path: string, body: unknown) =>
+      fetch(`${app!.baseUrl}/api${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
+
+    receiver.respond("hang");
+    const endpoint = await post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["*"] });
+    receiver.useSecret(endpoint.secret);
+    for (let i = 0; i < 5; i++) await post("/customers", { email: `before-${i}@example.com` });
+    await receiver.waitFor(1);
+    for (let i = 0; i < 3; i++) await post("/customers", { email: `late-${i}@example.com` });
+    await app.kill();
+    app = undefined;
+
+    const states = await sql<{ status: string }[]>`select status from event_deliveries`;
+    expect(states).toHaveLength(8);
+    expect(states.some((row) => row.status === "delivering")).toBe(true);
+
+    receiver.respond({ status: 200 });
+    app = await startApp({ DATABASE_URL: database.url });
+    const finalStates = await eventually(
+      () => sql<{ id: string; status: string; attempt_count: number }[]>`select id, status, attempt_count from event_deliveries`,
+      (rows) => rows.every((row) => row.status === "delivered"),
+      30_000,
+    );
+
+    for (const row of finalStates) {
+      const requests = receiver.requests.filter((r) => r.headers["x-webhook-delivery-id"] === row.id);
+      const successes = requests.filter((r) => typeof r.reply === "object" && r.reply.status === 200);
+      expect(successes, row.id).toHaveLength(1);
+      expect(requests.every((r) => r.signatureValid)).toBe(true);
+      expect(row.attempt_count).toBe(requests.length);
+    }
+    // Nothing more arrives once everything is delivered.
+    const count = receiver.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.requests).toHaveLength(count);
+  });
+});
