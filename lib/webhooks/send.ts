@@ -40,9 +40,16 @@ export function sendWebhook(input: {
 }): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const url = new URL(input.url);
+  if (!input.allowPrivateNetworks) {
+    try {
+      assertPublicLiteral(url.hostname);
+    } catch (error) {
+      return Promise.resolve({ status: null, error: (error as Error).message, excerpt: null, blocked: true, durationMs: elapsed() });
+    }
+  }
   return new Promise((resolve) => {
     let settled = false;
-    let deadline: NodeJS.Timeout | undefined;
     const finish = (result: Omit<SendResult, "durationMs">) => {
       if (settled) return;
       settled = true;
@@ -51,22 +58,12 @@ export function sendWebhook(input: {
     };
     const fail = (error: NodeJS.ErrnoException) =>
       finish({ status: null, error: describe(error), excerpt: null, blocked: error instanceof BlockedAddressError });
-
-    const url = new URL(input.url);
-    if (!input.allowPrivateNetworks) {
-      try {
-        assertPublicLiteral(url.hostname);
-      } catch (error) {
-        fail(error as BlockedAddressError);
-        return;
-      }
-    }
     const req = request(url, {
       method: "POST",
       headers: { ...input.headers, "Content-Length": String(input.body.length) },
       agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
     });
-    deadline = setTimeout(() => {
+    const deadline = setTimeout(() => {
       req.destroy();
       finish({
         status: null,
