@@ -29,7 +29,7 @@ export type Config = {
     timeoutMs: number | undefined;
     allowPrivateNetworks: boolean;
   };
-  /** Inngest drives webhook delivery when a dev server or cloud keys are configured. */
+  /** Inngest drives webhook delivery when a dev server, or an event key and a signing key, are set. */
   inngestConfigured: boolean;
 };
 
@@ -51,7 +51,9 @@ export function config(): Config {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
     },
-    inngestConfigured: Boolean(env.INNGEST_DEV || env.INNGEST_EVENT_KEY || env.INNGEST_SIGNING_KEY),
+    // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
+    // and the serve route answers 500 without a signing key).
+    inngestConfigured: Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)),
   };
   return cached;
 }

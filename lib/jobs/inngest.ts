@@ -1,4 +1,4 @@
-import { deliveryRequested, inngest } from "@/inngest/client";
+import { deliveryRequested, deliveryRequestId, inngest } from "@/inngest/client";
 import type { JobProvider } from "./index";
 
 export const inngestJobs: JobProvider = {
@@ -8,7 +8,7 @@ export const inngestJobs: JobProvider = {
       await inngest.send(
         deliveryIds.map((deliveryId) =>
           // The event id makes a repeated hand-off of the same schedule a no-op in Inngest.
-          deliveryRequested.create({ deliveryId, firstAttempt: 1 }, { id: `delivery-${deliveryId}-1` }),
+          deliveryRequested.create({ deliveryId, firstAttempt: 1 }, { id: deliveryRequestId(deliveryId, 1) }),
         ),
       );
     } catch (error) {
