@@ -13,6 +13,9 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_DELAYS: z.string().optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).optional(),
+  NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters.").optional(),
+  GITHUB_ID: z.string().optional(),
+  GITHUB_SECRET: z.string().optional(),
   INNGEST_DEV: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),
@@ -28,6 +31,10 @@ export type Config = {
     retryDelays: string | undefined;
     timeoutMs: number | undefined;
     allowPrivateNetworks: boolean;
+  };
+  auth: {
+    secret: string | undefined;
+    github: { clientId: string; clientSecret: string } | null;
   };
   /** Inngest drives webhook delivery when a dev server, or an event key and a signing key, are set. */
   inngestConfigured: boolean;
@@ -50,6 +57,11 @@ export function config(): Config {
       retryDelays: env.WEBHOOK_RETRY_DELAYS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
+    },
+    auth: {
+      secret: env.NEXTAUTH_SECRET,
+      github:
+        env.GITHUB_ID && env.GITHUB_SECRET ? { clientId: env.GITHUB_ID, clientSecret: env.GITHUB_SECRET } : null,
     },
     // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
     // and the serve route answers 500 without a signing key).

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
+import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { getBillingStatusOperation } from "@/lib/billing-status/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { eventOperations } from "@/lib/events/operations";
@@ -12,6 +13,7 @@ export const API_OPERATIONS: Operation[] = [
   ...eventOperations,
   ...customerOperations,
   ...webhookOperations,
+  ...apiTokenOperations,
 ];
 
 const Problem = z
@@ -68,7 +70,7 @@ function toOpenApi(operation: Operation, path: string, operationId: string): Zod
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.tag],
     ...(operation.deprecated ? { deprecated: true } : {}),
-    security: operation.access === "public" ? [] : [{ bearerAuth: [] }],
+    security: operation.access === "public" ? [] : operation.access === "dashboard" ? [{ dashboardSession: [] }] : [{ bearerAuth: [] }],
     requestParams: {
       ...(params ? { path: params } : {}),
       ...(operation.query ? { query: operation.query as z.ZodObject } : {}),
@@ -118,6 +120,12 @@ export function openApiDocument(serverUrl = "/api") {
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Secret (`st_…`) or publishable (`pt_…`) token." },
+        dashboardSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "next-auth.session-token",
+          description: "A signed-in dashboard user (same-origin requests only).",
+        },
       },
     },
     paths,

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { sessionFromRequest } from "@/lib/auth/session";
 import { authenticateToken, type Principal } from "@/lib/auth/tokens";
+import { findOrganizationAccount } from "@/lib/auth/users";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { isId, newId } from "@/lib/ids";
@@ -16,7 +18,6 @@ type Authenticated<A extends Access, T> = A extends "public" ? null : T;
 
 export type HandlerArgs<Q, B, A extends Access, P extends string> = {
   ctx: Authenticated<A, ServiceContext>;
-  principal: Authenticated<A, Principal>;
   /** The path's parameters except `account_id`, which may be absent on the unscoped path. */
   params: Record<Exclude<PathParams<P>, "account_id">, string>;
   query: Q extends z.ZodType ? z.output<Q> : Record<string, never>;
@@ -62,9 +63,12 @@ function bearerToken(request: Request): string {
   return match[1]!;
 }
 
-function authorize(operation: Operation, principal: Principal, accountId: string | undefined): void {
+function authorizeToken(operation: Operation, principal: Principal, accountId: string | undefined): void {
   if (accountId !== undefined && accountId !== principal.accountId) {
     throw new ServiceError("forbidden", `This token cannot access account '${accountId}'.`);
+  }
+  if (operation.access === "dashboard") {
+    throw new ServiceError("forbidden", "API tokens are managed in the dashboard, not with API tokens.");
   }
   if (operation.access === "secret" && principal.kind !== "secret") {
     throw new ServiceError(
@@ -72,6 +76,56 @@ function authorize(operation: Operation, principal: Principal, accountId: string
       "Publishable tokens cannot call this operation; call it from your server with a secret token (st_…).",
     );
   }
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Cookie-authenticated changes must come from the dashboard's own pages: the Origin header must
+ * name this host (browsers always send it on cross-origin and on POST requests).
+ */
+function assertSameOrigin(request: Request): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.get("origin");
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  let originHost: string | null = null;
+  try {
+    originHost = origin ? new URL(origin).host : null;
+  } catch {
+    originHost = null;
+  }
+  if (!originHost || originHost !== host) {
+    throw new ServiceError("forbidden", "Cross-site request refused: dashboard changes must come from the dashboard.");
+  }
+}
+
+/** Bearer token, else dashboard session cookie: the context the operation runs in. */
+async function authenticate(
+  request: Request,
+  operation: Operation,
+  accountId: string | undefined,
+  correlationId: string,
+): Promise<ServiceContext> {
+  if (!request.headers.get("authorization")) {
+    const session = await sessionFromRequest(request);
+    if (session) {
+      if (accountId === undefined) {
+        throw new ServiceError("forbidden", "Dashboard sessions act on a named account: use /api/{account_id}/….");
+      }
+      const account = await findOrganizationAccount(session.organizationId, accountId);
+      if (!account) throw new ServiceError("forbidden", `You cannot access account '${accountId}'.`);
+      assertSameOrigin(request);
+      return { accountId, livemode: account.livemode, actor: { type: "user", id: session.userId }, correlationId };
+    }
+  }
+  const principal = await authenticateToken(bearerToken(request));
+  authorizeToken(operation, principal, accountId);
+  return {
+    accountId: principal.accountId,
+    livemode: principal.livemode,
+    actor: { type: "api_key", id: principal.tokenId },
+    correlationId,
+  };
 }
 
 function correlationIdOf(request: Request, requestId: string): string {
@@ -115,24 +169,16 @@ export function handle<
         throw new ServiceError("not_found", "No API operation exists at this path.");
       }
 
-      let principal: Principal | null = null;
-      let ctx: ServiceContext | null = null;
-      if (operation.access !== "public") {
-        principal = await authenticateToken(bearerToken(request));
-        authorize(operation as Operation, principal, params.account_id);
-        ctx = {
-          accountId: principal.accountId,
-          livemode: principal.livemode,
-          actor: { type: "api_key", id: principal.tokenId },
-          correlationId,
-        };
-      }
+      const ctx =
+        operation.access === "public"
+          ? null
+          : await authenticate(request, operation as Operation, params.account_id, correlationId);
 
       const url = new URL(request.url);
       const query = parseParameters(operation.query ?? NO_QUERY, queryObject(url));
       const body = operation.body ? parseBody(operation.body, await readJsonObject(request)) : undefined;
 
-      const result = await run({ ctx, principal, params, query, body, request } as HandlerArgs<Q, B, A, P>);
+      const result = await run({ ctx, params, query, body, request } as HandlerArgs<Q, B, A, P>);
       headers.set("Content-Type", "application/json");
       return new Response(JSON.stringify(result), { status: operation.response.status, headers });
     } catch (error) {

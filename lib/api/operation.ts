@@ -9,9 +9,11 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * Who may call an operation. `secret`: secret tokens only. `publishable`: secret and publishable
- * tokens (the publishable allow-list is exactly the operations marked so). `public`: no token.
+ * tokens (the publishable allow-list is exactly the operations marked so). `dashboard`: only a
+ * signed-in dashboard user (token management). `public`: anyone. A dashboard session may call
+ * every operation but `public` ones need none, on the accounts of the user's organization.
  */
-export type Access = "secret" | "publishable" | "public";
+export type Access = "secret" | "publishable" | "dashboard" | "public";
 
 /** DESIGN.md decision 14: a deprecated operation announces its sunset, then answers 410. */
 export type Deprecation = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
-import { DateTime } from "@/lib/schemas";
+import { DateTime, expandQuery } from "@/lib/schemas";
 import { AGGREGATE_TYPES, EVENT_TYPES } from "./catalogue";
 
 const EntityState = z.record(z.string(), z.unknown());
@@ -49,16 +49,25 @@ export const Delivery = z
 const filter = (description: string) => z.string().min(1).max(255).optional().meta({ description });
 
 export const EventListQuery = PaginationQuery.extend({
+  expand: expandQuery("delivery_summary"),
   event_id: filter("Only the event with this id."),
   aggregate_id: filter("All events of one entity (its timeline)."),
   aggregate_type: AggregateType.optional().meta({ description: "Events of one entity type." }),
   event_type: EventType.optional().meta({ description: "Events of one type." }),
 });
 
-export const EventList = listEnvelopeSchema(Event, "EventList");
+/** The list item: an event, plus how its deliveries stand with `expand=delivery_summary`. */
+export const EventListItem = Event.extend({
+  delivery_summary: z
+    .object({ total: z.number().int(), delivered: z.number().int(), pending: z.number().int(), retrying: z.number().int(), failed: z.number().int() })
+    .optional()
+    .meta({ description: "With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently)." }),
+}).meta({ id: "EventListItem" });
+
+export const EventList = listEnvelopeSchema(EventListItem, "EventList");
 export const DeliveryArray = z.array(Delivery).meta({ id: "DeliveryArray" });
 export const EventWithDeliveries = z.object({ event: Event, deliveries: z.array(Delivery) }).meta({ id: "EventFull" });
 
 export type EventObject = z.input<typeof Event>;
 export type DeliveryObject = z.input<typeof Delivery>;
-export type EventFilters = Omit<z.output<typeof EventListQuery>, "limit" | "offset">;
+export type EventFilters = Omit<z.output<typeof EventListQuery>, "limit" | "offset" | "expand">;

@@ -1,6 +1,7 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
+import { DeliveryHealth } from "./health";
 import {
   DeletedWebhookEndpoint,
   DeliveryAttemptArray,
@@ -157,7 +158,7 @@ export const retryDeliveryOperation = defineOperation({
   errors: [404, 409],
 });
 
-export const webhookOperations = [
+const coreWebhookOperations = [
   createWebhookEndpointOperation,
   listWebhookEndpointsOperation,
   getWebhookEndpointOperation,
@@ -171,3 +172,44 @@ export const webhookOperations = [
   retryDeliveryOperation,
 ];
 
+
+export const endpointHealthOperation = defineOperation({
+  operationId: "getWebhookEndpointHealth",
+  method: "GET",
+  path: `${endpointPath}/health`,
+  summary: "An endpoint's delivery health over the last 24 hours",
+  tag: endpointsTag,
+  access: "secret",
+  response: { status: 200, description: "Delivery counts and success rate.", schema: DeliveryHealth },
+  errors: [404],
+});
+
+export const accountHealthOperation = defineOperation({
+  operationId: "getDeliveryHealth",
+  method: "GET",
+  path: "/{account_id}/delivery-health",
+  summary: "The account's delivery health over the last 24 hours",
+  tag: deliveriesTag,
+  access: "secret",
+  response: { status: 200, description: "Delivery counts and success rate.", schema: DeliveryHealth },
+});
+
+export const sendTestEventOperation = defineOperation({
+  operationId: "sendWebhookTestEvent",
+  method: "POST",
+  path: `${endpointPath}/test`,
+  summary: "Send a test event to an endpoint",
+  description:
+    "Delivers the account's newest event of a subscribed type to this endpoint again, as a new delivery (signed and retried like any other). 409 when there is no such event yet.",
+  tag: endpointsTag,
+  access: "secret",
+  response: { status: 201, description: "The new delivery.", schema: Delivery },
+  errors: [404, 409],
+});
+
+export const webhookOperations = [
+  ...coreWebhookOperations,
+  endpointHealthOperation,
+  accountHealthOperation,
+  sendTestEventOperation,
+];

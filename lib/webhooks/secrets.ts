@@ -1,14 +1,12 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { config } from "@/lib/config";
+import { secretFromEnvOrLocal } from "@/lib/keys";
 
 /** A new endpoint signing secret. Receivers use the whole string as the HMAC key. */
 export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString("base64url")}`;
 }
 
-const DEV_KEY_FILE = "webhook-secret.key";
 let cachedKey: Buffer | undefined;
 
 /**
@@ -18,18 +16,7 @@ let cachedKey: Buffer | undefined;
  */
 function encryptionKey(): Buffer {
   if (cachedKey) return cachedKey;
-  let material = config().webhooks.secretKey;
-  if (!material) {
-    if (config().production && config().databaseUrl) {
-      throw new Error("Set WEBHOOK_SECRET_KEY (32+ random characters) to store webhook signing secrets.");
-    }
-    const file = path.resolve(/*turbopackIgnore: true*/ process.cwd(), config().dataDir, DEV_KEY_FILE);
-    if (!existsSync(file)) {
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
-    }
-    material = readFileSync(file, "utf8").trim();
-  }
+  const material = secretFromEnvOrLocal("WEBHOOK_SECRET_KEY", config().webhooks.secretKey);
   cachedKey = Buffer.from(hkdfSync("sha256", material, "", "webhook-signing-secrets", 32));
   return cachedKey;
 }

@@ -1,0 +1,66 @@
+import { and, count, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb } from "@/db/client";
+import { apiTokens } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import { issueToken } from "@/lib/auth/tokens";
+import type { Verb } from "@/lib/context";
+import { notFound } from "@/lib/errors";
+import type { ApiToken, ApiTokenCreateInput } from "./schema";
+
+type TokenRow = typeof apiTokens.$inferSelect;
+
+export function serializeApiToken(row: TokenRow): z.input<typeof ApiToken> {
+  return {
+    id: row.id,
+    object: "api_token",
+    name: row.name,
+    kind: row.kind,
+    display: `${row.displayPrefix}…${row.lastFour}`,
+    status: row.revokedAt ? "revoked" : "active",
+    created: row.created.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[]; total: number }> {
+  const db = await getDb();
+  const where = eq(apiTokens.accountId, ctx.accountId);
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(apiTokens).where(where).orderBy(desc(apiTokens.created), desc(apiTokens.id)).limit(input.limit).offset(input.offset),
+    db.select({ total: count() }).from(apiTokens).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/** A new token; the full token is in the answer and nowhere else, ever. */
+export async function createApiToken({
+  ctx,
+  input,
+}: Verb<z.output<typeof ApiTokenCreateInput>>): Promise<{ row: TokenRow; token: string }> {
+  const db = await getDb();
+  const issued = await issueToken(db, {
+    accountId: ctx.accountId,
+    kind: input.kind,
+    name: input.name,
+    createdBy: ctx.actor.id ?? undefined,
+  });
+  const [row] = await db.select().from(apiTokens).where(eq(apiTokens.id, issued.id));
+  return { row: row!, token: issued.token };
+}
+
+/** Revocation takes effect on the token's next call. Revoking twice is harmless. */
+export async function revokeApiToken({ ctx, input }: Verb<{ id: string }>): Promise<TokenRow> {
+  const db = await getDb();
+  await db
+    .update(apiTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id), isNull(apiTokens.revokedAt)));
+  const [row] = await db
+    .select()
+    .from(apiTokens)
+    .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id)));
+  if (!row) throw notFound("API token", input.id);
+  return row;
+}

@@ -1,0 +1,125 @@
+import { and, count, desc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { getDb } from "@/db/client";
+import { eventDeliveries, events } from "@/db/schema";
+import type { Verb } from "@/lib/context";
+import { ServiceError } from "@/lib/errors";
+import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { getDelivery } from "./deliveries";
+import { getWebhookEndpoint } from "./endpoints";
+import { WILDCARD } from "./schema";
+
+export const HEALTH_WINDOW_HOURS = 24;
+
+/** Where deliveries stand: `retrying` failed with a retry scheduled; `failed` is permanent. */
+export const DeliverySummary = z
+  .object({
+    total: z.number().int(),
+    delivered: z.number().int(),
+    pending: z.number().int().meta({ description: "Pending or being attempted." }),
+    retrying: z.number().int().meta({ description: "Failed, with a retry scheduled." }),
+    failed: z.number().int().meta({ description: "Failed permanently." }),
+  })
+  .meta({ id: "DeliverySummary" });
+export type DeliverySummaryObject = z.infer<typeof DeliverySummary>;
+
+export const DeliveryHealth = DeliverySummary.extend({
+  window_hours: z.number().int(),
+  success_rate: z.number().nullable().meta({ description: "delivered / (delivered + failed); null without finished deliveries." }),
+}).meta({ id: "DeliveryHealth" });
+
+const bucket = sql<string>`case
+  when ${eventDeliveries.status} = 'delivered' then 'delivered'
+  when ${eventDeliveries.status} = 'failed' and ${eventDeliveries.dueAt} is null then 'failed'
+  when ${eventDeliveries.status} = 'failed' then 'retrying'
+  else 'pending' end`;
+
+function emptySummary(): DeliverySummaryObject {
+  return { total: 0, delivered: 0, pending: 0, retrying: 0, failed: 0 };
+}
+
+async function summarize(where: SQL, groupByEvent: boolean) {
+  const db = await getDb();
+  return db
+    .select({ eventId: groupByEvent ? eventDeliveries.eventId : sql<string>`''`, bucket, n: count() })
+    .from(eventDeliveries)
+    .where(where)
+    .groupBy(...(groupByEvent ? [eventDeliveries.eventId, bucket] : [bucket]));
+}
+
+/** Per event of a page: how its deliveries stand (the events list's `expand=delivery_summary`). */
+export async function deliverySummaries({
+  ctx,
+  input,
+}: Verb<{ eventIds: string[] }>): Promise<Map<string, DeliverySummaryObject>> {
+  const result = new Map(input.eventIds.map((id) => [id, emptySummary()]));
+  if (input.eventIds.length === 0) return result;
+  const rows = await summarize(
+    and(eq(eventDeliveries.accountId, ctx.accountId), inArray(eventDeliveries.eventId, input.eventIds))!,
+    true,
+  );
+  for (const row of rows) {
+    const summary = result.get(row.eventId)!;
+    summary[row.bucket as keyof Omit<DeliverySummaryObject, "total">] += row.n;
+    summary.total += row.n;
+  }
+  return result;
+}
+
+/** Deliveries of the last 24 hours, for the account or one endpoint. */
+export async function deliveryHealth({
+  ctx,
+  input,
+}: Verb<{ endpointId?: string }>): Promise<z.infer<typeof DeliveryHealth>> {
+  if (input.endpointId) await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const since = new Date(Date.now() - HEALTH_WINDOW_HOURS * 3_600_000);
+  const rows = await summarize(
+    and(
+      eq(eventDeliveries.accountId, ctx.accountId),
+      gte(eventDeliveries.created, since),
+      input.endpointId ? eq(eventDeliveries.webhookEndpointId, input.endpointId) : undefined,
+    )!,
+    false,
+  );
+  const summary = emptySummary();
+  for (const row of rows) {
+    summary[row.bucket as keyof Omit<DeliverySummaryObject, "total">] += row.n;
+    summary.total += row.n;
+  }
+  const finished = summary.delivered + summary.failed;
+  return { ...summary, window_hours: HEALTH_WINDOW_HOURS, success_rate: finished ? summary.delivered / finished : null };
+}
+
+/**
+ * Sends the account's newest event the endpoint subscribes to as a new delivery to it, signed and
+ * retried like any other: a real event, so the receiver can be tested end to end.
+ */
+export async function sendTestEvent({ ctx, input }: Verb<{ endpointId: string }>) {
+  const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const db = await getDb();
+  const subscribed = endpoint.events.includes(WILDCARD) ? undefined : inArray(events.type, endpoint.events);
+  const [event] = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.accountId, ctx.accountId), subscribed))
+    .orderBy(desc(events.created), desc(events.id))
+    .limit(1);
+  if (!event) {
+    throw new ServiceError("conflict", "There is no event of a subscribed type to send yet: create a customer first.");
+  }
+  const deliveryId = newId("eventDelivery");
+  await inChangeTransaction(async (tx) => {
+    const now = new Date();
+    await tx.insert(eventDeliveries).values({
+      id: deliveryId,
+      accountId: ctx.accountId,
+      eventId: event.id,
+      webhookEndpointId: endpoint.id,
+      dueAt: now,
+      created: now,
+    });
+    afterCommitDeliver(tx, [deliveryId]);
+  });
+  return getDelivery({ ctx, input: { id: deliveryId } });
+}
