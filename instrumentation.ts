@@ -2,6 +2,8 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
+  // next-auth builds its callback URLs from NEXTAUTH_URL; default to where this process listens.
+  process.env.NEXTAUTH_URL ??= `http://localhost:${process.env.PORT ?? 3000}`;
   const { config } = await import("@/lib/config");
   if (!config().databaseUrl) {
     const { startEmbedded } = await import("@/lib/embedded");

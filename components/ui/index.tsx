@@ -50,7 +50,8 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
 /** A scrollable table that stays usable at phone width. */
 export function Table({ head, children, label }: { head: ReactNode[]; children: ReactNode; label: string }) {
   return (
-    <div className="overflow-x-auto">
+    // Focusable, so keyboard users can scroll a wide table.
+    <div className="relative overflow-x-auto" role="region" aria-label={label} tabIndex={0}>
       <table className="w-full min-w-[36rem] text-left text-sm" aria-label={label}>
         <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
           <tr>

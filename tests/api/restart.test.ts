@@ -71,7 +71,8 @@ describe("restart safety of the embedded driver", () => {
       const successes = requests.filter((r) => typeof r.reply === "object" && r.reply.status === 200);
       expect(successes, row.id).toHaveLength(1);
       expect(requests.every((r) => r.signatureValid)).toBe(true);
-      expect(row.attempt_count).toBe(requests.length);
+      // An attempt claimed just before the kill may have died before its request left.
+      expect(row.attempt_count).toBeGreaterThanOrEqual(requests.length);
     }
     // Nothing more arrives once everything is delivered.
     const count = receiver.requests.length;

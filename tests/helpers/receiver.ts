@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { inject } from "vitest";
 import { verifyWebhookSignature } from "@/docs/examples/verify-webhook";
 import { freePort } from "./server";
+import { testTls } from "./tls";
 import type { Json } from "./api";
 
 export type ReceivedRequest = {
@@ -39,14 +39,13 @@ export class Receiver {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<Receiver> {
-    const server = createServer({
-      cert: readFileSync(inject("tlsCertPath")),
-      key: readFileSync(inject("tlsKeyPath")),
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  /** `port`/`publicUrl`: for a deployed app, a fixed port that a tunnel at `publicUrl` forwards to. */
+  static async start(options: { port?: number; publicUrl?: string } = {}): Promise<Receiver> {
+    const { certPath, keyPath } = testTls();
+    const server = createServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) });
+    await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    const receiver = new Receiver(server, `https://127.0.0.1:${port}/webhooks`);
+    const receiver = new Receiver(server, options.publicUrl ?? `https://127.0.0.1:${port}/webhooks`);
     server.on("request", (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -31,7 +31,11 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   const child: ChildProcess = spawn(
     process.execPath,
     [path.join(PROJECT_ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
-    { cwd: PROJECT_ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));

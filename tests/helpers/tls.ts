@@ -24,3 +24,18 @@ export function makeTestCertificate(): { certPath: string; keyPath: string } {
   );
   return { certPath, keyPath };
 }
+
+/** The run's certificate, published through the environment by the global setups. */
+export function testTls(): { certPath: string; keyPath: string } {
+  const certPath = process.env.NODE_EXTRA_CA_CERTS;
+  const keyPath = process.env.TEST_TLS_KEY;
+  if (!certPath || !keyPath) throw new Error("No test certificate: run through the test setup (NODE_EXTRA_CA_CERTS, TEST_TLS_KEY).");
+  return { certPath, keyPath };
+}
+
+/** Makes the certificate and publishes it to this process and every process it starts. */
+export function installTestCertificate(): void {
+  const { certPath, keyPath } = makeTestCertificate();
+  process.env.NODE_EXTRA_CA_CERTS = certPath;
+  process.env.TEST_TLS_KEY = keyPath;
+}

@@ -3,19 +3,24 @@ import type { TestProject } from "vitest/node";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../helpers/database";
 import { startApp } from "../helpers/server";
-import { makeTestCertificate } from "../helpers/tls";
+import { installTestCertificate } from "../helpers/tls";
 
 declare module "vitest" {
   export interface ProvidedContext {
     apiBaseUrl: string;
     databaseUrl: string;
-    tlsCertPath: string;
-    tlsKeyPath: string;
   }
 }
 
 /** Short schedule for tests: the spec's schedule itself is asserted in the Inngest function tests. */
 export const TEST_RETRY_DELAYS = "300ms,300ms,300ms,300ms,300ms";
+
+/** How the app and the test processes deliver webhooks in tests: to loopback, quickly. */
+export const WEBHOOK_TEST_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  WEBHOOK_RETRY_DELAYS: TEST_RETRY_DELAYS,
+  WEBHOOK_TIMEOUT_MS: "1500",
+};
 
 /**
  * One fresh PostgreSQL database and one `next start` on it for the whole api project. The webhook
@@ -23,21 +28,16 @@ export const TEST_RETRY_DELAYS = "300ms,300ms,300ms,300ms,300ms";
  * in-process attempts exactly as the app does, and trust the receivers' certificate.
  */
 export default async function setup(project: TestProject) {
-  const tls = makeTestCertificate();
-  Object.assign(process.env, {
-    NODE_EXTRA_CA_CERTS: tls.certPath,
+  installTestCertificate();
+  Object.assign(process.env, WEBHOOK_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    WEBHOOK_RETRY_DELAYS: TEST_RETRY_DELAYS,
-    WEBHOOK_TIMEOUT_MS: "1500",
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
   const database = await createFreshDatabase("api");
   await migratePostgres(database.url);
   const app = await startApp({ DATABASE_URL: database.url });
   project.provide("apiBaseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);
-  project.provide("tlsCertPath", tls.certPath);
-  project.provide("tlsKeyPath", tls.keyPath);
   return async () => {
     await app.stop();
     if (process.env.DEBUG_APP_OUTPUT) console.log(app.output());

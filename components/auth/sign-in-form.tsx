@@ -1,0 +1,68 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { signIn } from "next-auth/react";
+import { useState, useSyncExternalStore, type FormEvent } from "react";
+import { Button, Field, inputClass } from "@/components/ui";
+import { AuthFrame, noSubscription } from "./auth-frame";
+
+export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
+  const callbackUrl = useSearchParams().get("callbackUrl") ?? "/";
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  // Until hydrated, a submit would be a plain form post: keep the button disabled till then.
+  const ready = useSyncExternalStore(noSubscription, () => true, () => false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    const result = await signIn("credentials", {
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+      redirect: false,
+    });
+    setPending(false);
+    if (!result || result.error) setError("Wrong email or password.");
+    // A full navigation, so the server renders the dashboard with the new session cookie.
+    else window.location.assign(callbackUrl.startsWith("/") ? callbackUrl : "/");
+  }
+
+  return (
+    <AuthFrame
+      title="Sign in"
+      footer={
+        <>
+          New here?{" "}
+          <Link className="font-medium underline" href="/signup">
+            Create an account
+          </Link>
+        </>
+      }
+    >
+      <form onSubmit={submit} method="post" className="space-y-4" noValidate>
+        <Field label="Email">
+          <input name="email" type="email" autoComplete="email" required className={inputClass} />
+        </Field>
+        <Field label="Password">
+          <input name="password" type="password" autoComplete="current-password" required className={inputClass} />
+        </Field>
+        {error && (
+          <p role="alert" className="text-sm text-red-700">
+            {error}
+          </p>
+        )}
+        <Button type="submit" disabled={pending || !ready} className="w-full">
+          {pending ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {githubEnabled && (
+        <Button variant="secondary" className="mt-3 w-full" onClick={() => signIn("github", { callbackUrl: "/" })}>
+          Sign in with GitHub
+        </Button>
+      )}
+    </AuthFrame>
+  );
+}

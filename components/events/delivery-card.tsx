@@ -1,0 +1,136 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { apiFetch } from "@/components/api-client";
+import { Button, ErrorBox, Loading, StatusBadge, Table } from "@/components/ui";
+import { DetailItem as Item, Time } from "./bits";
+import { displayStatus, isPermanentlyFailed, queryKeys } from "./format";
+import type { Delivery, DeliveryAttempt, EventFull } from "./types";
+
+const OUTCOME_STYLE: Record<DeliveryAttempt["outcome"], string> = { delivered: "delivered", retry: "retrying", failed: "failed" };
+
+/** One delivery of the event to one endpoint: where it stands, a manual retry, and every attempt. */
+export function DeliveryCard({ accountId, eventId, delivery }: { accountId: string; eventId: string; delivery: Delivery }) {
+  const queryClient = useQueryClient();
+  const status = displayStatus(delivery);
+  const titleId = `delivery-${delivery.id}`;
+
+  const retry = useMutation({
+    mutationFn: () => apiFetch<Delivery>(`/${accountId}/deliveries/${delivery.id}/retry`, { method: "POST" }),
+    onSuccess: async (updated) => {
+      // Show the answer at once, then refetch everything the attempt changed.
+      queryClient.setQueryData<EventFull>(queryKeys.eventFull(accountId, eventId), (old) =>
+        old ? { ...old, deliveries: old.deliveries.map((item) => (item.id === updated.id ? updated : item)) } : old,
+      );
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.eventFull(accountId, eventId) }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.attempts(accountId, delivery.id) }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.events(accountId) }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.deliveryHealth(accountId) }),
+      ]);
+    },
+  });
+
+  return (
+    <article data-testid="delivery" data-delivery-id={delivery.id} aria-labelledby={titleId} className="rounded border border-slate-200 p-3">
+      <div className="flex flex-wrap items-center gap-2">
+        <h3 id={titleId} className="min-w-0 flex-1 break-all text-sm font-semibold">
+          <Link href={`/accounts/${accountId}/webhooks/${delivery.webhook_endpoint_id}`} className="text-indigo-700 underline hover:text-indigo-900">
+            {delivery.webhook_endpoint_url ?? delivery.webhook_endpoint_id}
+          </Link>
+        </h3>
+        <span data-testid="delivery-status">
+          <StatusBadge status={status} />
+        </span>
+        {isPermanentlyFailed(delivery) && (
+          <Button
+            variant="secondary"
+            disabled={retry.isPending}
+            aria-describedby={titleId}
+            onClick={() => retry.mutate()}
+          >
+            {retry.isPending ? "Retrying…" : "Retry"}
+          </Button>
+        )}
+      </div>
+
+      {retry.isError && (
+        <div className="mt-2">
+          <ErrorBox error={retry.error} />
+        </div>
+      )}
+      {/* Stays after the Retry button disappears (a successful retry), so the result is announced. */}
+      <p role="status" className="mt-2 text-sm text-slate-700 empty:hidden">
+        {retry.isSuccess
+          ? `Retried: ${displayStatus(retry.data)}${retry.data.response_status !== null ? ` (HTTP ${retry.data.response_status})` : ""}.`
+          : null}
+      </p>
+
+      <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-2 lg:grid-cols-3">
+        <Item label="Attempts">{delivery.attempt_count}</Item>
+        <Item label="Last response status">{delivery.response_status ?? "—"}</Item>
+        <Item label="Next retry"><Time iso={delivery.next_retry_at} /></Item>
+        <Item label="Last attempt"><Time iso={delivery.last_attempt_at} /></Item>
+        <Item label="Delivered"><Time iso={delivery.delivered_at} /></Item>
+        <Item label="Delivery id">
+          <span className="break-all font-mono text-xs">{delivery.id}</span>
+        </Item>
+        <Item label="Error" wide>
+          {delivery.error ? <span className="break-words text-red-800">{delivery.error}</span> : "—"}
+        </Item>
+      </dl>
+
+      <h4 className="mt-4 text-sm font-semibold">Attempts log</h4>
+      <AttemptsLog accountId={accountId} delivery={delivery} />
+    </article>
+  );
+}
+
+function AttemptsLog({ accountId, delivery }: { accountId: string; delivery: Delivery }) {
+  const query = useQuery({
+    // The count and status in the key: a new attempt (seen by the event's polling) refetches the log.
+    queryKey: [...queryKeys.attempts(accountId, delivery.id), delivery.attempt_count, delivery.status],
+    queryFn: () => apiFetch<DeliveryAttempt[]>(`/${accountId}/deliveries/${delivery.id}/attempts`),
+    placeholderData: keepPreviousData,
+  });
+
+  if (query.isPending) return <Loading what="Loading attempts" />;
+  if (query.isError) return <ErrorBox error={query.error} />;
+  if (query.data.length === 0) return <p className="py-2 text-sm text-slate-600">No attempts yet.</p>;
+
+  return (
+    <Table label={`Attempts of delivery ${delivery.id}`} head={["#", "Trigger", "Outcome", "Status", "Duration", "Time", "Error", "Response excerpt"]}>
+      {query.data.map((attempt) => (
+        <tr key={attempt.id} data-testid="delivery-attempt" className="align-top">
+          <td className="px-2 py-2">{attempt.attempt_number}</td>
+          <td className="px-2 py-2">{attempt.trigger}</td>
+          <td className="px-2 py-2">
+            <StatusBadge status={OUTCOME_STYLE[attempt.outcome]} label={attempt.outcome} />
+          </td>
+          <td className="px-2 py-2">{attempt.response_status ?? "—"}</td>
+          <td className="whitespace-nowrap px-2 py-2">{attempt.duration_ms} ms</td>
+          <td className="whitespace-nowrap px-2 py-2">
+            <Time iso={attempt.created} />
+          </td>
+          <td className="max-w-xs px-2 py-2 break-words">{attempt.error ?? "—"}</td>
+          <td className="px-2 py-2">
+            {attempt.response_excerpt ? (
+              // A focusable region so keyboard users can scroll a long body.
+              <div
+                role="region"
+                tabIndex={0}
+                aria-label={`Response excerpt of attempt ${attempt.attempt_number}`}
+                className="max-h-40 max-w-xs overflow-auto rounded bg-slate-50 p-2"
+              >
+                <pre className="whitespace-pre-wrap break-all font-mono text-xs">{attempt.response_excerpt}</pre>
+              </div>
+            ) : (
+              "—"
+            )}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}

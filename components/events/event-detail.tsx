@@ -1,0 +1,123 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ApiError, apiFetch } from "@/components/api-client";
+import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
+import { DetailItem, Time } from "./bits";
+import { DataDiff } from "./data-diff";
+import { DeliveryCard } from "./delivery-card";
+import { eventsHref, formatJson, isInFlight, queryKeys } from "./format";
+import type { EventFull, EventItem } from "./types";
+
+/** One event: every field, the entity before/after, and each webhook delivery with its attempts. */
+export function EventDetail({ accountId, eventId }: { accountId: string; eventId: string }) {
+  const query = useQuery({
+    queryKey: queryKeys.eventFull(accountId, eventId),
+    queryFn: () => apiFetch<EventFull>(`/${accountId}/events/${encodeURIComponent(eventId)}/full`),
+    // Poll only while a delivery can still change by itself; settled events cost nothing.
+    refetchInterval: (q) => (q.state.data?.deliveries.some(isInFlight) ? 2_000 : false),
+  });
+
+  const back = (
+    <Link href={eventsHref(accountId)} className="text-sm text-indigo-700 underline hover:text-indigo-900">
+      <span aria-hidden="true">← </span>
+      Back to events
+    </Link>
+  );
+
+  if (query.isPending) {
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        <Loading what="Loading event" />
+      </>
+    );
+  }
+  if (query.isError) {
+    const notFound = query.error instanceof ApiError && query.error.status === 404;
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        <PageHeader title={notFound ? "Event not found" : "Event"} />
+        <ErrorBox error={query.error} />
+      </>
+    );
+  }
+
+  const { event, deliveries } = query.data;
+  return (
+    <>
+      <div className="mb-2">{back}</div>
+      <PageHeader title={event.type}>
+        <CopyButton value={event.id} label="Copy event id" />
+      </PageHeader>
+      <div className="space-y-4">
+        <EventFields accountId={accountId} event={event} />
+
+        <Card title="Data">
+          <DataDiff before={event.previous_data} after={event.data} />
+        </Card>
+
+        <Card title="Deliveries">
+          {deliveries.length === 0 ? (
+            <p className="text-sm text-slate-600">
+              No webhook deliveries: no enabled endpoint was subscribed to {event.type} when this event happened.{" "}
+              <Link href={`/accounts/${accountId}/webhooks`} className="text-indigo-700 underline hover:text-indigo-900">
+                Manage webhooks
+              </Link>
+            </p>
+          ) : (
+            <div className="space-y-3">
+              {deliveries.map((delivery) => (
+                <DeliveryCard key={delivery.id} accountId={accountId} eventId={event.id} delivery={delivery} />
+              ))}
+            </div>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}
+
+function EventFields({ accountId, event }: { accountId: string; event: EventItem }) {
+  const hasMetadata = Object.keys(event.metadata).length > 0;
+  return (
+    <Card title="Event">
+      <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+        <DetailItem label="Id">
+          <span className="break-all font-mono text-xs">{event.id}</span>
+        </DetailItem>
+        <DetailItem label="Type">{event.type}</DetailItem>
+        <DetailItem label="Aggregate type">{event.aggregate_type}</DetailItem>
+        <DetailItem label="Aggregate id">
+          <Link
+            href={eventsHref(accountId, { aggregate_id: event.aggregate_id })}
+            className="break-all font-mono text-xs text-indigo-700 underline hover:text-indigo-900"
+            title="Show this entity's whole timeline"
+          >
+            {event.aggregate_id}
+          </Link>
+        </DetailItem>
+        <DetailItem label="Created">
+          <Time iso={event.created} />
+        </DetailItem>
+        <DetailItem label="Version">{event.version}</DetailItem>
+        <DetailItem label="Correlation id">
+          <span className="break-all font-mono text-xs">{event.correlation_id ?? "—"}</span>
+        </DetailItem>
+        <DetailItem label="Actor type">{event.actor_type ?? "—"}</DetailItem>
+        <DetailItem label="Actor id">
+          <span className="break-all font-mono text-xs">{event.actor_id ?? "—"}</span>
+        </DetailItem>
+        <DetailItem label="Metadata" wide>
+          {hasMetadata ? (
+            <pre className="whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono text-xs">{formatJson(event.metadata)}</pre>
+          ) : (
+            <span className="text-slate-600">None ({"{}"})</span>
+          )}
+        </DetailItem>
+      </dl>
+    </Card>
+  );
+}

@@ -1,0 +1,216 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import type { FormEvent } from "react";
+import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { Button, Card, ErrorBox, Field, Loading, StatusBadge, Table, inputClass } from "@/components/ui";
+import { AGGREGATE_TYPES, EVENT_CATALOGUE } from "@/lib/events/catalogue";
+import { Time } from "./bits";
+import { eventHref, eventsHref, queryKeys, summaryParts } from "./format";
+import { EVENT_FILTER_KEYS, type EventFilterKey, type EventListItem } from "./types";
+
+const PAGE_SIZE = 25;
+
+function readOffset(raw: string | null): number {
+  const value = Number(raw);
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * The account's event timeline. Filters and the page live in the URL (not in state) so a view can
+ * be shared, bookmarked and survives a reload; the API validates them (unknown types → 400 shown).
+ */
+export function EventList({ accountId }: { accountId: string }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+
+  const filters: Partial<Record<EventFilterKey, string>> = {};
+  for (const key of EVENT_FILTER_KEYS) {
+    const value = searchParams.get(key)?.trim();
+    if (value) filters[key] = value;
+  }
+  const offset = readOffset(searchParams.get("offset"));
+  const filtered = Object.keys(filters).length > 0;
+
+  const apiQuery = new URLSearchParams({ ...filters, limit: String(PAGE_SIZE), offset: String(offset), expand: "delivery_summary" });
+  const query = useQuery({
+    queryKey: [...queryKeys.events(accountId), "list", filters, offset],
+    // The offset travels with the page so the range text matches the rows shown, also while a
+    // previous page stands in for the one loading.
+    queryFn: async () => ({ ...(await apiFetch<ListEnvelope<EventListItem>>(`/${accountId}/events?${apiQuery.toString()}`)), offset }),
+    // New events (and delivery outcomes) show up without a reload.
+    refetchInterval: 5_000,
+    // Keeps the current page on screen while the next page or filter loads.
+    placeholderData: keepPreviousData,
+  });
+
+  function navigate(next: Partial<Record<EventFilterKey, string>>, nextOffset: number) {
+    const params = new URLSearchParams();
+    for (const key of EVENT_FILTER_KEYS) {
+      const value = next[key]?.trim();
+      if (value) params.set(key, value);
+    }
+    if (nextOffset > 0) params.set("offset", String(nextOffset));
+    const qs = params.toString();
+    // replace, not push: filter tweaks should not pile up in the back history.
+    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+  }
+
+  function applyFilters(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const next: Partial<Record<EventFilterKey, string>> = {};
+    for (const key of EVENT_FILTER_KEYS) {
+      const value = form.get(key);
+      if (typeof value === "string") next[key] = value;
+    }
+    navigate(next, 0); // a new filter starts at the first page
+  }
+
+  const data = query.data;
+  const items = data?.items ?? [];
+  const shownOffset = data?.offset ?? offset;
+  const from = items.length > 0 ? shownOffset + 1 : 0;
+  const to = shownOffset + items.length;
+
+  return (
+    <div className="space-y-4">
+      <Card title="Filters">
+        {/* Uncontrolled inputs, remounted whenever the URL changes (e.g. following an entity link). */}
+        <form key={searchParams.toString()} onSubmit={applyFilters} aria-label="Event filters" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+          <Field label="Event type">
+            <select
+              name="event_type"
+              defaultValue={filters.event_type ?? ""}
+              className={inputClass}
+              onChange={(event) => event.currentTarget.form?.requestSubmit()}
+            >
+              <option value="">Any</option>
+              {EVENT_CATALOGUE.map((group) => (
+                <optgroup key={group.group} label={group.group}>
+                  {group.types.map((type) => (
+                    <option key={type} value={type}>
+                      {type}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
+            </select>
+          </Field>
+          <Field label="Aggregate type">
+            <select
+              name="aggregate_type"
+              defaultValue={filters.aggregate_type ?? ""}
+              className={inputClass}
+              onChange={(event) => event.currentTarget.form?.requestSubmit()}
+            >
+              <option value="">Any</option>
+              {AGGREGATE_TYPES.map((type) => (
+                <option key={type} value={type}>
+                  {type}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Aggregate id">
+            <input name="aggregate_id" defaultValue={filters.aggregate_id ?? ""} className={`${inputClass} font-mono`} autoComplete="off" spellCheck={false} />
+          </Field>
+          <Field label="Event id">
+            <input name="event_id" defaultValue={filters.event_id ?? ""} className={`${inputClass} font-mono`} autoComplete="off" spellCheck={false} />
+          </Field>
+          <div className="flex flex-wrap gap-2 sm:col-span-2 lg:col-span-4">
+            <Button type="submit">Apply filters</Button>
+            <Button variant="secondary" onClick={() => navigate({}, 0)}>
+              Clear filters
+            </Button>
+          </div>
+        </form>
+      </Card>
+
+      <Card
+        title={filters.aggregate_id ? `Timeline of ${filters.aggregate_id}` : "Timeline"}
+        actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}
+      >
+        {query.isPending ? (
+          <Loading what="Loading events" />
+        ) : query.isError && !data ? (
+          <ErrorBox error={query.error} />
+        ) : (
+          <>
+            {/* A failed refresh keeps the last good page on screen and says why it may be stale. */}
+            {query.isError && <ErrorBox error={query.error} />}
+            {items.length === 0 ? (
+              <p className="py-4 text-sm text-slate-600">
+                {data && data.total > 0
+                  ? "No events on this page."
+                  : filtered
+                    ? "No events match these filters."
+                    : "No events yet. Every change (a customer created, an invoice paid, …) appears here."}
+              </p>
+            ) : (
+              <Table label="Events" head={["Type", "Entity", "Time", "Deliveries", "Event"]}>
+                {items.map((event) => (
+                  <EventRow key={event.id} accountId={accountId} event={event} />
+                ))}
+              </Table>
+            )}
+            <nav aria-label="Pagination" className="mt-3 flex flex-wrap items-center justify-between gap-2 text-sm">
+              <p aria-live="polite" className="text-slate-600">
+                {data ? `Showing ${from}–${to} of ${data.total}` : null}
+              </p>
+              <div className="flex gap-2">
+                <Button variant="secondary" disabled={offset === 0} onClick={() => navigate(filters, Math.max(0, offset - PAGE_SIZE))}>
+                  Previous
+                </Button>
+                <Button variant="secondary" disabled={!data?.has_more || query.isPlaceholderData} onClick={() => navigate(filters, offset + PAGE_SIZE)}>
+                  Next
+                </Button>
+              </div>
+            </nav>
+          </>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+function EventRow({ accountId, event }: { accountId: string; event: EventListItem }) {
+  const parts = summaryParts(event.delivery_summary);
+  return (
+    <tr className="align-top">
+      <td className="px-2 py-2 font-medium">{event.type}</td>
+      <td className="px-2 py-2">
+        <span className="block text-xs text-slate-500">{event.aggregate_type}</span>
+        <Link
+          href={eventsHref(accountId, { aggregate_id: event.aggregate_id })}
+          className="whitespace-nowrap font-mono text-xs text-indigo-700 underline hover:text-indigo-900"
+          title="Show this entity's whole timeline"
+        >
+          {event.aggregate_id}
+        </Link>
+      </td>
+      <td className="whitespace-nowrap px-2 py-2">
+        <Time iso={event.created} />
+      </td>
+      <td className="px-2 py-2">
+        {parts.length === 0 ? (
+          "—"
+        ) : (
+          <span className="flex flex-wrap gap-1">
+            {parts.map((part) => (
+              <StatusBadge key={part.status} status={part.status} label={part.label} />
+            ))}
+          </span>
+        )}
+      </td>
+      <td className="px-2 py-2">
+        <Link href={eventHref(accountId, event.id)} className="whitespace-nowrap font-mono text-xs text-indigo-700 underline hover:text-indigo-900">
+          {event.id}
+        </Link>
+      </td>
+    </tr>
+  );
+}

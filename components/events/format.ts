@@ -1,0 +1,48 @@
+import type { Delivery, DeliverySummary, DisplayStatus, EventFilterKey } from "./types";
+
+export function isPermanentlyFailed(delivery: Delivery): boolean {
+  return delivery.status === "failed" && delivery.next_retry_at === null;
+}
+
+export function displayStatus(delivery: Delivery): DisplayStatus {
+  return delivery.status === "failed" && delivery.next_retry_at !== null ? "retrying" : delivery.status;
+}
+
+/** Still moving: worth polling until it settles. */
+export function isInFlight(delivery: Delivery): boolean {
+  const status = displayStatus(delivery);
+  return status === "pending" || status === "delivering" || status === "retrying";
+}
+
+/** "1 delivered", "2 pending" … in a stable order; empty when the event had no deliveries. */
+export function summaryParts(summary: DeliverySummary | undefined): { status: DisplayStatus; label: string }[] {
+  if (!summary || summary.total === 0) return [];
+  const order: (keyof Omit<DeliverySummary, "total">)[] = ["delivered", "pending", "retrying", "failed"];
+  return order.filter((key) => summary[key] > 0).map((key) => ({ status: key, label: `${summary[key]} ${key}` }));
+}
+
+/** The events timeline URL with some filters set (e.g. one entity's whole timeline). */
+export function eventsHref(accountId: string, filters: Partial<Record<EventFilterKey, string>> = {}): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value) query.set(key, value);
+  const qs = query.toString();
+  return `/accounts/${accountId}/events${qs ? `?${qs}` : ""}`;
+}
+
+export function eventHref(accountId: string, eventId: string): string {
+  return `/accounts/${accountId}/events/${encodeURIComponent(eventId)}`;
+}
+
+/** Pretty JSON for display; `undefined` (a field absent on one side) reads as "(absent)". */
+export function formatJson(value: unknown): string {
+  return value === undefined ? "(absent)" : JSON.stringify(value, null, 2);
+}
+
+/** react-query keys shared by the pages that read or invalidate the same data. */
+export const queryKeys = {
+  events: (accountId: string) => ["events", accountId] as const,
+  eventFull: (accountId: string, eventId: string) => ["event-full", accountId, eventId] as const,
+  attempts: (accountId: string, deliveryId: string) => ["delivery-attempts", accountId, deliveryId] as const,
+  deliveryHealth: (accountId: string) => ["delivery-health", accountId] as const,
+  billingStatus: (accountId: string) => ["billing-status", accountId] as const,
+};

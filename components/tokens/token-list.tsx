@@ -1,0 +1,91 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { Button, ErrorBox, Loading, StatusBadge, Table, formatTime } from "@/components/ui";
+import { ConfirmDialog } from "./confirm-dialog";
+import { Pager } from "./pager";
+import type { ApiToken } from "./types";
+
+const LIMIT = 50;
+
+export function TokenList({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const [confirming, setConfirming] = useState<ApiToken | null>(null);
+  const tokens = useQuery({
+    queryKey: ["api-tokens", accountId, { offset }],
+    queryFn: () => apiFetch<ListEnvelope<ApiToken>>(`/${accountId}/api-tokens?limit=${LIMIT}&offset=${offset}`),
+    placeholderData: keepPreviousData,
+  });
+  const revoke = useMutation({
+    mutationFn: (token: ApiToken) =>
+      apiFetch<ApiToken>(`/${accountId}/api-tokens/${encodeURIComponent(token.id)}/revoke`, { method: "POST" }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ["api-tokens", accountId] });
+      setConfirming(null);
+      revoke.reset();
+    },
+  });
+
+  if (tokens.isPending) return <Loading what="Loading tokens" />;
+  if (tokens.isError) return <ErrorBox error={tokens.error} />;
+  const { items, total, has_more } = tokens.data;
+
+  return (
+    <>
+      <Table
+        label="API tokens"
+        head={["Name", "Kind", "Token", "Created", "Last used", "Status", "Actions"]}
+      >
+        {items.length === 0 ? (
+          <tr>
+            <td colSpan={7} className="px-2 py-4 text-slate-500">
+              No tokens yet. Create one above to call the API from your servers.
+            </td>
+          </tr>
+        ) : (
+          items.map((token) => (
+            <tr key={token.id}>
+              <td className="px-2 py-2 font-medium">{token.name}</td>
+              <td className="px-2 py-2">{token.kind === "secret" ? "Secret" : "Publishable"}</td>
+              <td className="whitespace-nowrap px-2 py-2 font-mono text-xs">{token.display}</td>
+              <td className="whitespace-nowrap px-2 py-2">{formatTime(token.created)}</td>
+              <td className="whitespace-nowrap px-2 py-2">{token.last_used_at ? formatTime(token.last_used_at) : "Never"}</td>
+              <td className="px-2 py-2">
+                <StatusBadge status={token.status} />
+              </td>
+              <td className="px-2 py-2 text-right">
+                {token.status === "active" && (
+                  <Button variant="secondary" onClick={() => setConfirming(token)}>
+                    Revoke
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))
+        )}
+      </Table>
+      <Pager label="API token pages" offset={offset} limit={LIMIT} total={total} hasMore={has_more} onChange={setOffset} />
+      {confirming && (
+        <ConfirmDialog
+          title="Revoke this token?"
+          confirmLabel="Revoke"
+          busy={revoke.isPending}
+          error={revoke.error}
+          onConfirm={() => revoke.mutate(confirming)}
+          onCancel={() => {
+            setConfirming(null);
+            revoke.reset();
+          }}
+        >
+          <p>
+            <strong>{confirming.name}</strong> (<code className="font-mono">{confirming.display}</code>) stops working at
+            once: every request made with it is rejected. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,181 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { Pager } from "@/components/tokens/pager";
+import { Button, ErrorBox, Field, Loading, StatusBadge, Table, formatTime, inputClass } from "@/components/ui";
+import { IDLE_POLL_MS, POLL_MS, healthKey } from "./endpoint-health";
+import { deliveryDisplayStatus, isInFlight, isPermanentlyFailed } from "./format";
+import type { Delivery, DeliveryStatus, RetryFailedResult } from "./types";
+
+const LIMIT = 50;
+const RETRY_WINDOW_MS = 7 * 24 * 3_600_000;
+
+export function deliveriesKey(accountId: string, endpointId: string) {
+  return ["webhook-deliveries", accountId, endpointId] as const;
+}
+
+export function EndpointDeliveries({ accountId, endpointId }: { accountId: string; endpointId: string }) {
+  const queryClient = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const [status, setStatus] = useState<DeliveryStatus | "">("");
+  const base = `/${accountId}/webhook-endpoints/${encodeURIComponent(endpointId)}`;
+
+  const deliveries = useQuery({
+    queryKey: [...deliveriesKey(accountId, endpointId), { offset, status }],
+    queryFn: () =>
+      apiFetch<ListEnvelope<Delivery>>(
+        `${base}/deliveries?limit=${LIMIT}&offset=${offset}${status ? `&status=${status}` : ""}`,
+      ),
+    placeholderData: keepPreviousData,
+    // Outcomes arrive without a reload: fast while anything shown can still change by itself.
+    refetchInterval: (query) => (query.state.data?.items.some(isInFlight) ? POLL_MS : IDLE_POLL_MS),
+  });
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) }),
+      queryClient.invalidateQueries({ queryKey: healthKey(accountId, endpointId) }),
+    ]);
+
+  const retryOne = useMutation({
+    mutationFn: (delivery: Delivery) =>
+      apiFetch<Delivery>(`/${accountId}/deliveries/${encodeURIComponent(delivery.id)}/retry`, { method: "POST" }),
+    onSuccess: (updated) => {
+      // Show the attempt's outcome at once, then let the list catch up with the server.
+      queryClient.setQueriesData<ListEnvelope<Delivery>>({ queryKey: deliveriesKey(accountId, endpointId) }, (page) =>
+        page && { ...page, items: page.items.map((item) => (item.id === updated.id ? updated : item)) },
+      );
+      return refresh();
+    },
+  });
+
+  const retryFailed = useMutation({
+    mutationFn: () =>
+      apiFetch<RetryFailedResult>(`${base}/retry-failed`, {
+        method: "POST",
+        body: { since: new Date(Date.now() - RETRY_WINDOW_MS).toISOString() },
+      }),
+    onSuccess: () => refresh(),
+  });
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div className="w-full sm:w-48">
+          <Field label="Filter by status">
+            <select
+              className={inputClass}
+              value={status}
+              onChange={(event) => {
+                setStatus(event.target.value as DeliveryStatus | "");
+                setOffset(0);
+              }}
+            >
+              <option value="">All</option>
+              <option value="pending">Pending</option>
+              <option value="delivering">Delivering</option>
+              <option value="delivered">Delivered</option>
+              <option value="failed">Failed or retrying</option>
+            </select>
+          </Field>
+        </div>
+        <Button variant="secondary" disabled={retryFailed.isPending} onClick={() => retryFailed.mutate()}>
+          {retryFailed.isPending ? "Retrying…" : "Retry failed deliveries"}
+        </Button>
+      </div>
+      <p className="text-xs text-slate-500">
+        Retry failed deliveries makes one new attempt for each permanently failed delivery of the last 7 days.
+      </p>
+      <div aria-live="polite">
+        {retryFailed.data && (
+          <div role="status" className="rounded border border-slate-200 bg-slate-50 p-3 text-sm">
+            <p>
+              Retried {retryFailed.data.retried}: {retryFailed.data.delivered} delivered, {retryFailed.data.failed} failed
+            </p>
+            {retryFailed.data.has_more && <p className="text-slate-600">More failed deliveries remain: retry again.</p>}
+          </div>
+        )}
+      </div>
+      {retryFailed.error ? <ErrorBox error={retryFailed.error} /> : null}
+      {retryOne.error ? <ErrorBox error={retryOne.error} /> : null}
+
+      {deliveries.isPending ? (
+        <Loading what="Loading deliveries" />
+      ) : deliveries.isError ? (
+        <ErrorBox error={deliveries.error} />
+      ) : (
+        <>
+          <Table
+            label="Recent deliveries"
+            head={[
+              "Event",
+              "Status",
+              "Attempts",
+              "Response",
+              "Error",
+              "Next retry",
+              "Created",
+              "Actions",
+            ]}
+          >
+            {deliveries.data.items.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="px-2 py-4 text-slate-500">
+                  {status ? "No deliveries with this status." : "No deliveries yet. Send a test event to try the endpoint."}
+                </td>
+              </tr>
+            ) : (
+              deliveries.data.items.map((delivery) => {
+                const shown = deliveryDisplayStatus(delivery);
+                return (
+                  <tr key={delivery.id}>
+                    <td className="px-2 py-2">
+                      <Link
+                        href={`/accounts/${accountId}/events/${encodeURIComponent(delivery.event_id)}`}
+                        className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
+                      >
+                        {delivery.event_id}
+                      </Link>
+                    </td>
+                    <td className="px-2 py-2">
+                      <StatusBadge status={shown} />
+                    </td>
+                    <td className="px-2 py-2">{delivery.attempt_count}</td>
+                    <td className="px-2 py-2">{delivery.response_status ?? "—"}</td>
+                    <td className="min-w-[12rem] max-w-[20rem] break-words px-2 py-2 text-slate-600">
+                      {delivery.error ?? "—"}
+                    </td>
+                    <td className="whitespace-nowrap px-2 py-2">{formatTime(delivery.next_retry_at)}</td>
+                    <td className="whitespace-nowrap px-2 py-2">{formatTime(delivery.created)}</td>
+                    <td className="px-2 py-2 text-right">
+                      {isPermanentlyFailed(delivery) && (
+                        <Button
+                          variant="secondary"
+                          disabled={retryOne.isPending && retryOne.variables?.id === delivery.id}
+                          onClick={() => retryOne.mutate(delivery)}
+                        >
+                          Retry
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })
+            )}
+          </Table>
+          <Pager
+            label="Delivery pages"
+            offset={offset}
+            limit={LIMIT}
+            total={deliveries.data.total}
+            hasMore={deliveries.data.has_more}
+            onChange={setOffset}
+          />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { apiFetch } from "@/components/api-client";
+import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
+import { EndpointForm } from "./endpoint-form";
+import { EndpointList } from "./endpoint-list";
+import type { EndpointFormValues, WebhookEndpointWithSecret } from "./types";
+
+export function WebhooksPage({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  // Component state only (never the query cache): leaving the page forgets the secret for good.
+  const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
+  // A new key empties the form after a successful creation.
+  const [formKey, setFormKey] = useState(0);
+  const create = useMutation({
+    mutationFn: (values: EndpointFormValues) =>
+      apiFetch<WebhookEndpointWithSecret>(`/${accountId}/webhook-endpoints`, { method: "POST", body: values }),
+    onSuccess: (endpoint) => {
+      setCreated(endpoint);
+      setFormKey((key) => key + 1);
+      create.reset();
+      void queryClient.invalidateQueries({ queryKey: ["webhook-endpoints", accountId] });
+    },
+  });
+
+  return (
+    <>
+      <PageHeader title="Webhooks" />
+      <div className="space-y-4">
+        <Card title="Add an endpoint">
+          <EndpointForm
+            key={formKey}
+            label="New webhook endpoint"
+            submitLabel={create.isPending ? "Adding…" : "Add endpoint"}
+            pending={create.isPending}
+            error={create.error}
+            onSubmit={(values) => create.mutate(values)}
+          />
+          {created && (
+            <div className="mt-4 space-y-2">
+              <ShownOnce label="Signing secret" value={created.secret} />
+              <p className="text-sm text-slate-600">
+                Verify each request&apos;s signature with it. Endpoint added:{" "}
+                <Link
+                  href={`/accounts/${accountId}/webhooks/${created.id}`}
+                  className="break-all text-indigo-700 underline"
+                >
+                  open the new endpoint
+                </Link>
+              </p>
+              <Button variant="secondary" onClick={() => setCreated(null)}>
+                Dismiss
+              </Button>
+            </div>
+          )}
+        </Card>
+        <Card title="Endpoints">
+          <EndpointList accountId={accountId} />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import { expect, test } from "@playwright/test";
+import { baseUrl, signUp } from "./fixtures";
+
+test("signed out, the root and every dashboard page lead to the sign-in page", async ({ page }) => {
+  await page.goto(baseUrl());
+  await expect(page).toHaveURL(/\/signin/);
+  await expect(page.getByLabel("Email")).toBeVisible();
+  await expect(page.getByLabel("Password")).toBeVisible();
+  const response = await page.goto(`${baseUrl()}/accounts/acc_prod_00000000000000000000000000000/events`);
+  expect(response?.url()).toMatch(/\/signin/);
+  expect((await page.request.get(`${baseUrl()}/api/acc_prod_00000000000000000000000000000/events`)).status()).toBe(401);
+});
+
+test("sign in, a wrong password, sign out", async ({ page }) => {
+  const merchant = await signUp(page);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+
+  await page.getByLabel("Email").fill(merchant.email);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
+
+  await page.getByLabel("Password").fill(merchant.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}$`));
+  // Live and sandbox, switchable from every page; sandbox is marked.
+  await page.getByRole("link", { name: "Events", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}/events$`));
+  await page.getByLabel("Account").selectOption({ index: 1 });
+  await expect(page).toHaveURL(/\/accounts\/acc_[a-z]+_[0-9a-z]+\/events$/);
+  expect(page.url()).not.toContain(merchant.accountId);
+  await expect(page.getByRole("status").filter({ hasText: "Sandbox" })).toBeVisible();
+  for (const name of ["API tokens", "Webhooks", "Events"]) {
+    await expect(page.getByRole("link", { name })).toBeVisible();
+  }
+});

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { expect, type Page } from "@playwright/test";
+import { Receiver } from "../tests/helpers/receiver";
+
+/** The app under test: the local one from global-setup, or a deployment (E2E_BASE_URL). */
+export function baseUrl(): string {
+  const url = process.env.E2E_BASE_URL;
+  if (!url) throw new Error("E2E_BASE_URL is not set: run through playwright.config.ts.");
+  return url.replace(/\/$/, "");
+}
+
+/**
+ * A webhook receiver the app can reach: on loopback for the local app; for a deployment, a fixed
+ * port behind a tunnel (E2E_RECEIVER_PORT and its public HTTPS URL E2E_RECEIVER_URL).
+ */
+export function startReceiver(): Promise<Receiver> {
+  const port = process.env.E2E_RECEIVER_PORT ? Number(process.env.E2E_RECEIVER_PORT) : undefined;
+  return Receiver.start({ port, publicUrl: process.env.E2E_RECEIVER_URL });
+}
+
+export type Merchant = { email: string; password: string; accountId: string };
+
+/** Signs up a new organization through the UI and returns its live account (from the URL). */
+export async function signUp(page: Page, company = "Acme"): Promise<Merchant> {
+  const email = `e2e-${randomBytes(6).toString("hex")}@example.com`;
+  const password = `pw-${randomBytes(9).toString("base64url")}`;
+  await page.goto(`${baseUrl()}/signup`);
+  await page.getByLabel("Your name").fill("Ada Merchant");
+  await page.getByLabel("Company").fill(company);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL(/\/accounts\/acc_[a-z]+_[0-9a-z]+$/);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  const accountId = new URL(page.url()).pathname.split("/")[2]!;
+  return { email, password, accountId };
+}
+
+/** Creates an API token in the dashboard and returns the full token, read from the once-only display. */
+export async function createToken(page: Page, merchant: Merchant, name: string, kind: "Secret" | "Publishable" = "Secret") {
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/tokens`);
+  await page.getByLabel("Name").fill(name);
+  await page.getByLabel("Kind").selectOption({ label: kind });
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("shown-once-value").textContent())?.trim() ?? "";
+  expect(token).toMatch(kind === "Secret" ? /^st_[a-z]+_[0-9a-z]{32}$/ : /^pt_[a-z]+_[0-9a-z]{32}$/);
+  return token;
+}
+
+/** The REST API with a bearer token, as a merchant's server calls it. */
+export function api(token: string) {
+  async function call(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${baseUrl()}/api${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+  return {
+    get: (path: string) => call("GET", path),
+    post: (path: string, body?: unknown) => call("POST", path, body),
+  };
+}

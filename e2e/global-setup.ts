@@ -1,0 +1,27 @@
+import { randomBytes } from "node:crypto";
+import { migratePostgres } from "@/db/migrate";
+import { createFreshDatabase } from "../tests/helpers/database";
+import { startApp } from "../tests/helpers/server";
+import { installTestCertificate } from "../tests/helpers/tls";
+import { WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
+
+/**
+ * Without E2E_BASE_URL: a fresh PostgreSQL database and the built app on it, delivering webhooks
+ * to loopback receivers (trusting the run's certificate). Returns the teardown.
+ */
+export default async function globalSetup() {
+  installTestCertificate();
+  if (process.env.E2E_BASE_URL) return undefined;
+  Object.assign(process.env, WEBHOOK_TEST_ENV, {
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+  });
+  const database = await createFreshDatabase("e2e");
+  await migratePostgres(database.url);
+  const app = await startApp({ DATABASE_URL: database.url });
+  process.env.E2E_BASE_URL = app.baseUrl;
+  return async () => {
+    await app.stop();
+    await database.drop();
+  };
+}

@@ -1,0 +1,54 @@
+import { test } from "@playwright/test";
+import { api, baseUrl, createToken, signUp, startReceiver } from "../../e2e/fixtures";
+
+const shot = (name: string) => ({ path: `docs/screenshots/${name}.png`, fullPage: true });
+
+test("README screenshots", async ({ page }) => {
+  const receiver = await startReceiver();
+  try {
+    await page.goto(`${baseUrl()}/signin`);
+    await page.screenshot(shot("sign-in"));
+    const merchant = await signUp(page, "Acme Inc.");
+    const token = await createToken(page, merchant, "Production server");
+    await page.screenshot(shot("api-tokens"));
+    const server = api(token);
+
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/webhooks`);
+    await page.getByLabel("Endpoint URL").fill(receiver.url);
+    await page.getByLabel("All events").check();
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    receiver.useSecret((await page.getByTestId("shown-once-value").textContent())?.trim() ?? "");
+
+    receiver.respond((_request, index) => (index === 3 ? { status: 500 } : { status: 200 }));
+    for (const [email, name] of [
+      ["jenny@example.com", "Jenny Rosen"],
+      ["max@example.com", "Max Mustermann"],
+    ]) {
+      const customer = (await server.post("/customers", { email, name })).body;
+      await server.post(`/customers/${customer.id}`, { metadata: { plan: "pro" } });
+    }
+    await receiver.waitFor(4);
+    await page.waitForTimeout(2000);
+
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}`);
+    await page.getByRole("heading", { name: "Overview" }).waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("overview"));
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/events`);
+    await page.getByRole("table", { name: "Events" }).waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("events"));
+    const updated = (await server.get(`/${merchant.accountId}/events?event_type=customer.updated`)).body.items[0];
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/events/${updated.id}`);
+    await page.getByTestId("delivery-status").first().waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("event-detail"));
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/webhooks`);
+    await page.getByRole("link", { name: receiver.url }).click();
+    await page.getByRole("table", { name: "Recent deliveries" }).waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("webhook-endpoint"));
+  } finally {
+    await receiver.close();
+  }
+});
