@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/api-client";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
-import { splitFormError } from "./form-errors";
+import { splitFormError } from "@/components/ui/form-errors";
 import type { ApiTokenKind, ApiTokenWithSecret } from "./types";
 
 export function CreateTokenForm({

@@ -4,8 +4,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Button, ErrorBox, Loading, StatusBadge, Table, formatTime } from "@/components/ui";
-import { ConfirmDialog } from "./confirm-dialog";
-import { Pager } from "./pager";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Pager } from "@/components/ui/pager";
 import type { ApiToken } from "./types";
 
 const LIMIT = 50;

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import Link from "next/link";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
-import { Pager } from "@/components/tokens/pager";
+import { Pager } from "@/components/ui/pager";
 import { Button, ErrorBox, Field, Loading, StatusBadge, Table, formatTime, inputClass } from "@/components/ui";
 import { IDLE_POLL_MS, POLL_MS, healthKey } from "./endpoint-health";
 import { deliveryDisplayStatus, isInFlight, isPermanentlyFailed } from "./format";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { splitFormError } from "@/components/tokens/form-errors";
+import { splitFormError } from "@/components/ui/form-errors";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { EventTypePicker } from "./event-type-picker";
 import type { EndpointFormValues } from "./types";

@@ -4,7 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
-import { Pager } from "@/components/tokens/pager";
+import { Pager } from "@/components/ui/pager";
 import { ErrorBox, Loading, StatusBadge, Table, formatTime } from "@/components/ui";
 import { eventsSummary } from "./format";
 import type { WebhookEndpoint } from "./types";

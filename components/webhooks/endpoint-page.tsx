@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { apiFetch } from "@/components/api-client";
-import { ConfirmDialog } from "@/components/tokens/confirm-dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, ErrorBox, Loading, PageHeader, ShownOnce, StatusBadge, formatTime } from "@/components/ui";
 import { EndpointDeliveries, deliveriesKey } from "./endpoint-deliveries";
 import { EndpointForm } from "./endpoint-form";

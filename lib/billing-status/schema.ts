@@ -1,15 +1,9 @@
 import { z } from "zod";
+import { billingStatusEnum } from "@/db/schema/organizations";
 import { DateTime } from "@/lib/schemas";
 
-export const BILLING_STATUSES = [
-  "active",
-  "trialing",
-  "past_due",
-  "cancelled",
-  "no_subscription",
-  "exempt",
-  "orphaned",
-] as const;
+/** The spec's billing statuses: the database enum is their single list. */
+export const BILLING_STATUSES = billingStatusEnum.enumValues;
 export type BillingStatusValue = (typeof BILLING_STATUSES)[number];
 
 export const BillingStatus = z

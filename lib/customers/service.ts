@@ -1,6 +1,6 @@
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb } from "@/db/client";
+import { getDb, type Transaction } from "@/db/client";
 import { customers } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -13,6 +13,13 @@ import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
 import { customerState, type CustomerRow } from "./serialize";
 
 const live = (accountId: string) => and(eq(customers.accountId, accountId), isNull(customers.deletedAt));
+
+/** The customer, locked for the rest of the transaction (changes to one customer serialize). */
+async function lockCustomer(tx: Transaction, accountId: string, id: string): Promise<CustomerRow> {
+  const [row] = await tx.select().from(customers).where(and(live(accountId), eq(customers.id, id))).for("update");
+  if (!row) throw notFound("customer", id);
+  return row;
+}
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
   return inChangeTransaction(async (tx) => {
@@ -70,13 +77,7 @@ export async function updateCustomer({
   input,
 }: Verb<{ id: string; changes: z.output<typeof CustomerUpdateInput> }>): Promise<CustomerRow> {
   return inChangeTransaction(async (tx) => {
-    const [before] = await tx
-      .select()
-      .from(customers)
-      .where(and(live(ctx.accountId), eq(customers.id, input.id)))
-      .for("update");
-    if (!before) throw notFound("customer", input.id);
-
+    const before = await lockCustomer(tx, ctx.accountId, input.id);
     const { changes } = input;
     const next = {
       email: changes.email ?? before.email,
@@ -109,12 +110,7 @@ export async function updateCustomer({
 
 export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
   return inChangeTransaction(async (tx) => {
-    const [before] = await tx
-      .select()
-      .from(customers)
-      .where(and(live(ctx.accountId), eq(customers.id, input.id)))
-      .for("update");
-    if (!before) throw notFound("customer", input.id);
+    const before = await lockCustomer(tx, ctx.accountId, input.id);
     const now = new Date();
     const [after] = await tx
       .update(customers)
