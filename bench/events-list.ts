@@ -14,11 +14,12 @@
  * postgres://postgres@127.0.0.1:5432/postgres). Run it from the project root.
  */
 import { performance } from "node:perf_hooks";
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { count, desc } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import * as schema from "@/db/schema";
+import { eventFilterConditions } from "@/lib/events/service";
 import { events } from "@/db/schema";
 import { AGGREGATE_TYPES, EVENT_TYPES, aggregateTypeOf, type AggregateType, type EventType } from "@/lib/events/catalogue";
 import type { EventFilters } from "@/lib/events/schema";
@@ -154,21 +155,10 @@ function planSummary(lines: string[], depth = 4): string {
 
 // ---------------------------------------------------------------- the service's queries
 
-/** The same conditions as filterConditions in lib/events/service.ts (not exported there). */
-function filterConditions(accountId: string, filters: EventFilters): SQL {
-  const conditions: SQL[] = [eq(events.accountId, accountId)];
-  if (filters.event_id) conditions.push(eq(events.id, filters.event_id));
-  if (filters.aggregate_id) conditions.push(eq(events.aggregateId, filters.aggregate_id));
-  if (filters.aggregate_type) conditions.push(eq(events.aggregateType, filters.aggregate_type));
-  if (filters.event_type) conditions.push(eq(events.type, filters.event_type));
-  return and(...conditions)!;
-}
-
 type Db = PostgresJsDatabase<typeof schema>;
 
-/** listEvents' two queries, built exactly as the service builds them. */
 function listQueries(db: Db, filters: EventFilters, offset: number) {
-  const where = filterConditions(MAIN_ACCOUNT, filters);
+  const where = eventFilterConditions(MAIN_ACCOUNT, filters);
   return {
     page: db
       .select()

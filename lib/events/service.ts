@@ -7,7 +7,8 @@ import { notFound } from "@/lib/errors";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
 
-function filterConditions(accountId: string, filters: EventFilters): SQL {
+/** The where clause of the events list (also used by bench/events-list.ts). */
+export function eventFilterConditions(accountId: string, filters: EventFilters): SQL {
   const conditions: SQL[] = [eq(events.accountId, accountId)];
   if (filters.event_id) conditions.push(eq(events.id, filters.event_id));
   if (filters.aggregate_id) conditions.push(eq(events.aggregateId, filters.aggregate_id));
@@ -22,7 +23,7 @@ export async function listEvents({
   input,
 }: Verb<{ filters: EventFilters; page: Page }>): Promise<{ rows: EventRow[]; total: number }> {
   const db = await getDb();
-  const where = filterConditions(ctx.accountId, input.filters);
+  const where = eventFilterConditions(ctx.accountId, input.filters);
   const [rows, [totals]] = await Promise.all([
     db
       .select()
