@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
 import { config } from "./config";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `del_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -18,6 +18,8 @@ export const ID_PREFIXES = {
   eventDelivery: "ed_",
   deliveryAttempt: "eda_",
   webhookEndpoint: "whe_",
+  coupon: "cpn_",
+  customerDiscount: "di_",
   request: "req_",
 } as const;
 

@@ -1,0 +1,56 @@
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+
+export const products = pgTable(
+  "products",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name").notNull(),
+    description: text("description"),
+    /** Archived products (active = false) keep their prices but are not sold anew. */
+    active: boolean("active").notNull().default(true),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+    deletedAt: time("deleted_at"),
+  },
+  (t) => [index("products_account_idx").on(t.accountId, t.created, t.id)],
+);
+
+export const priceTypeEnum = pgEnum("price_type", ["one_time", "recurring"]);
+export const recurringIntervalEnum = pgEnum("recurring_interval", ["day", "week", "month", "year"]);
+
+/** Prices are immutable in amount and currency (as Stripe's): change them by creating a new price. */
+export const prices = pgTable(
+  "prices",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    productId: text("product_id")
+      .notNull()
+      .references(() => products.id),
+    /** Lowercase ISO 4217 code. */
+    currency: text("currency").notNull(),
+    /** Integer atomic units (cents for USD); never a float. */
+    unitAmountAtom: bigint("unit_amount_atom", { mode: "number" }).notNull(),
+    type: priceTypeEnum("type").notNull(),
+    recurringInterval: recurringIntervalEnum("recurring_interval"),
+    recurringIntervalCount: integer("recurring_interval_count"),
+    nickname: text("nickname"),
+    active: boolean("active").notNull().default(true),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+    deletedAt: time("deleted_at"),
+  },
+  (t) => [
+    index("prices_account_idx").on(t.accountId, t.created, t.id),
+    index("prices_product_idx").on(t.productId, t.created, t.id),
+  ],
+);
