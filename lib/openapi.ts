@@ -33,6 +33,18 @@ const Problem = z
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
 
+const IdempotencyHeader = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        "Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409.",
+    }),
+});
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Bad request: malformed JSON, invalid parameters, or a missing required field.",
   401: "Missing, invalid or revoked API token.",
@@ -74,6 +86,7 @@ function toOpenApi(operation: Operation, path: string, operationId: string): Zod
     requestParams: {
       ...(params ? { path: params } : {}),
       ...(operation.query ? { query: operation.query as z.ZodObject } : {}),
+      ...(operation.method === "POST" && operation.access !== "public" ? { header: IdempotencyHeader } : {}),
     },
     ...(operation.body
       ? { requestBody: { required: true, content: { "application/json": { schema: operation.body } } } }

@@ -4,10 +4,17 @@ import { authenticateToken, type Principal } from "@/lib/auth/tokens";
 import { findOrganizationAccount } from "@/lib/auth/users";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
+import {
+  assertUsableKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  requestFingerprint,
+  reserveIdempotencyKey,
+} from "@/lib/idempotency/service";
 import { isId, newId } from "@/lib/ids";
 import { applyDeprecation } from "./deprecation";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
-import { internalErrorBody, problemBody, problemResponse } from "./problem";
+import { internalErrorBody, problemBody, problemResponse, type ProblemBody } from "./problem";
 import { parseBody, parseParameters, queryObject, readJsonObject } from "./validation";
 
 /** The second argument Next.js passes to a route handler. */
@@ -27,7 +34,7 @@ export type HandlerArgs<Q, B, A extends Access, P extends string> = {
 
 const NO_QUERY = z.strictObject({});
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
-const EXPOSED_HEADERS = "X-Request-Id, Deprecation, Sunset, Link";
+const EXPOSED_HEADERS = "X-Request-Id, Deprecation, Sunset, Link, Idempotent-Replayed";
 
 function baseHeaders(requestId: string): Headers {
   return new Headers({
@@ -176,15 +183,64 @@ export function handle<
 
       const url = new URL(request.url);
       const query = parseParameters(operation.query ?? NO_QUERY, queryObject(url));
-      const body = operation.body ? parseBody(operation.body, await readJsonObject(request)) : undefined;
+      const payload = operation.body ? await readJsonObject(request) : { raw: "", value: undefined };
+      const body = operation.body ? parseBody(operation.body, payload.value) : undefined;
 
-      const result = await run({ ctx, params, query, body, request } as HandlerArgs<Q, B, A, P>);
-      headers.set("Content-Type", "application/json");
-      return new Response(JSON.stringify(result), { status: operation.response.status, headers });
+      const execute = async () => {
+        const result = await run({ ctx, params, query, body, request } as HandlerArgs<Q, B, A, P>);
+        return { status: operation.response.status, body: JSON.stringify(result) };
+      };
+      const key = ctx && request.method === "POST" ? request.headers.get("idempotency-key") : null;
+      const answer =
+        key === null
+          ? await execute()
+          : await idempotently(
+              { accountId: ctx!.accountId, key, fingerprint: requestFingerprint("POST", url.pathname + url.search, payload.raw) },
+              execute,
+              (error) => problemBody(error, requestId, instanceOf(request)),
+              headers,
+            );
+      headers.set("Content-Type", answer.status >= 400 ? "application/problem+json" : "application/json");
+      return new Response(answer.body, { status: answer.status, headers });
     } catch (error) {
       return errorResponse(error, requestId, instanceOf(request), headers);
     }
   };
+}
+
+type Answer = { status: number; body: string };
+
+/**
+ * Runs a POST at most once per Idempotency-Key: a repeat with the same request replays the first
+ * answer (success or a problem the domain raised) with `Idempotent-Replayed: true`. Unexpected
+ * failures release the key so that the retry runs again. Validation problems happen before this
+ * point and never consume a key.
+ */
+async function idempotently(
+  input: { accountId: string; key: string; fingerprint: string },
+  execute: () => Promise<Answer>,
+  problemOf: (error: ServiceError) => ProblemBody,
+  headers: Headers,
+): Promise<Answer> {
+  assertUsableKey(input.key);
+  const reservation = await reserveIdempotencyKey(input);
+  if (reservation.kind === "replay") {
+    headers.set("Idempotent-Replayed", "true");
+    return { status: reservation.status, body: reservation.body };
+  }
+  let answer: Answer;
+  try {
+    answer = await execute();
+  } catch (error) {
+    if (!(error instanceof ServiceError)) {
+      await releaseIdempotencyKey(input);
+      throw error;
+    }
+    const problem = problemOf(error);
+    answer = { status: problem.status, body: JSON.stringify(problem) };
+  }
+  await completeIdempotencyKey({ ...input, ...answer });
+  return answer;
 }
 
 /** A handler that answers every request with the same error (404 for unknown paths, 405). */

@@ -59,9 +59,10 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /**
  * Reads the request body as JSON. An empty body stands for `{}` (operations without input);
- * a non-JSON content type is 415; unparseable JSON or a non-object is 400.
+ * a non-JSON content type is 415; unparseable JSON or a non-object is 400. Also returns the raw
+ * text (the idempotency fingerprint is taken over the exact bytes).
  */
-export async function readJsonObject(request: Request): Promise<unknown> {
+export async function readJsonObject(request: Request): Promise<{ raw: string; value: unknown }> {
   const declaredLength = Number(request.headers.get("content-length") ?? 0);
   if (declaredLength > MAX_BODY_BYTES) throw tooLarge();
   const text = await request.text();
@@ -79,7 +80,7 @@ export async function readJsonObject(request: Request): Promise<unknown> {
   } else if (text.trim() !== "") {
     throw new ServiceError("unsupported_media_type", "Send the JSON body with 'Content-Type: application/json'.");
   }
-  if (text.trim() === "") return {};
+  if (text.trim() === "") return { raw: text, value: {} };
 
   let parsed: unknown;
   try {
@@ -90,7 +91,7 @@ export async function readJsonObject(request: Request): Promise<unknown> {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ServiceError("bad_request", "The request body must be a JSON object.");
   }
-  return parsed;
+  return { raw: text, value: parsed };
 }
 
 function tooLarge(): ServiceError {

@@ -1,0 +1,93 @@
+import { createHash } from "node:crypto";
+import { and, eq, lt } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { idempotencyKeys } from "@/db/schema";
+import { retryableConflict, ServiceError } from "@/lib/errors";
+
+/** Keys are remembered for 24 hours (issue 5); after that the same key starts afresh. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export type Reservation = { kind: "new" } | { kind: "replay"; status: number; body: string };
+type Key = { accountId: string; key: string };
+
+export function assertUsableKey(key: string): void {
+  if (!KEY_PATTERN.test(key)) {
+    throw new ServiceError("bad_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+}
+
+/** What makes two requests "the same": method, path with query, and the exact body. */
+export function requestFingerprint(method: string, pathWithQuery: string, rawBody: string): string {
+  return createHash("sha256").update(`${method}\n${pathWithQuery}\n${rawBody}`).digest("hex");
+}
+
+/**
+ * Claims a key for this request, or says what to do instead: replay the first answer, 409 while
+ * the first request is still running, 422 when the key was used for a different request (the
+ * statuses of the IETF Idempotency-Key draft).
+ */
+export async function reserveIdempotencyKey(input: Key & { fingerprint: string }): Promise<Reservation> {
+  const db = await getDb();
+  const now = new Date();
+  return db.transaction(async (tx) => {
+    const mine = and(eq(idempotencyKeys.accountId, input.accountId), eq(idempotencyKeys.key, input.key));
+    await tx.delete(idempotencyKeys).where(and(mine, lt(idempotencyKeys.expiresAt, now)));
+    const inserted = await tx
+      .insert(idempotencyKeys)
+      .values({
+        accountId: input.accountId,
+        key: input.key,
+        fingerprint: input.fingerprint,
+        state: "in_progress",
+        created: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (inserted.length > 0) return { kind: "new" };
+
+    const [existing] = await tx.select().from(idempotencyKeys).where(mine);
+    if (!existing) throw retryableConflict(inUse(input.key));
+    if (existing.fingerprint !== input.fingerprint) {
+      throw new ServiceError(
+        "validation",
+        `Idempotency-Key '${input.key}' was already used for a different request; use a new key for a new request.`,
+        { error_code: "idempotency_key_reused" },
+      );
+    }
+    if (existing.state === "in_progress") throw retryableConflict(inUse(input.key));
+    return { kind: "replay", status: existing.responseStatus!, body: existing.responseBody! };
+  });
+}
+
+function inUse(key: string) {
+  return {
+    errorCode: "idempotency_key_in_use",
+    title: "Idempotency Key In Use",
+    detail: `A request with Idempotency-Key '${key}' is still being processed; retry once it has finished.`,
+  };
+}
+
+/** Stores the answer to replay for later requests with the key. */
+export async function completeIdempotencyKey(input: Key & { status: number; body: string }): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(idempotencyKeys)
+    .set({ state: "completed", responseStatus: input.status, responseBody: input.body })
+    .where(and(eq(idempotencyKeys.accountId, input.accountId), eq(idempotencyKeys.key, input.key)));
+}
+
+/** Forgets the key after an unexpected failure, so that a retry can run the request again. */
+export async function releaseIdempotencyKey(input: Key): Promise<void> {
+  const db = await getDb();
+  await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.accountId, input.accountId),
+        eq(idempotencyKeys.key, input.key),
+        eq(idempotencyKeys.state, "in_progress"),
+      ),
+    );
+}
