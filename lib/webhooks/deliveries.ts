@@ -1,12 +1,15 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, isNull, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { deliveryAttempts, eventDeliveries, webhookEndpoints } from "@/db/schema";
+import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import type { DeliveryRow } from "@/lib/events/serialize";
+import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
 import { attemptDelivery } from "./attempt";
 import { getWebhookEndpoint } from "./endpoints";
+import { WILDCARD } from "./schema";
 import type { DeliveryAttemptRow } from "./serialize";
 
 const BULK_RETRY_LIMIT = 100;
@@ -114,4 +117,37 @@ export async function retryFailedDeliveries({
     failed: attempted.filter((outcome) => outcome.result !== "delivered").length,
     has_more: failed.length > BULK_RETRY_LIMIT,
   };
+}
+
+/**
+ * Sends the account's newest event the endpoint subscribes to as a new delivery to it, signed and
+ * retried like any other: a real event, so the receiver can be tested end to end.
+ */
+export async function sendTestEvent({ ctx, input }: Verb<{ endpointId: string }>) {
+  const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const db = await getDb();
+  const subscribed = endpoint.events.includes(WILDCARD) ? undefined : inArray(events.type, endpoint.events);
+  const [event] = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.accountId, ctx.accountId), subscribed))
+    .orderBy(desc(events.created), desc(events.id))
+    .limit(1);
+  if (!event) {
+    throw new ServiceError("conflict", "There is no event of a subscribed type to send yet: create a customer first.");
+  }
+  const deliveryId = newId("eventDelivery");
+  await inChangeTransaction(async (tx) => {
+    const now = new Date();
+    await tx.insert(eventDeliveries).values({
+      id: deliveryId,
+      accountId: ctx.accountId,
+      eventId: event.id,
+      webhookEndpointId: endpoint.id,
+      dueAt: now,
+      created: now,
+    });
+    afterCommitDeliver(tx, [deliveryId]);
+  });
+  return getDelivery({ ctx, input: { id: deliveryId } });
 }

@@ -1,14 +1,9 @@
-import { and, count, desc, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@/db/client";
-import { eventDeliveries, events } from "@/db/schema";
+import { eventDeliveries } from "@/db/schema";
 import type { Verb } from "@/lib/context";
-import { ServiceError } from "@/lib/errors";
-import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
-import { newId } from "@/lib/ids";
-import { getDelivery } from "./deliveries";
 import { getWebhookEndpoint } from "./endpoints";
-import { WILDCARD } from "./schema";
 
 export const HEALTH_WINDOW_HOURS = 24;
 
@@ -89,37 +84,4 @@ export async function deliveryHealth({
   }
   const finished = summary.delivered + summary.failed;
   return { ...summary, window_hours: HEALTH_WINDOW_HOURS, success_rate: finished ? summary.delivered / finished : null };
-}
-
-/**
- * Sends the account's newest event the endpoint subscribes to as a new delivery to it, signed and
- * retried like any other: a real event, so the receiver can be tested end to end.
- */
-export async function sendTestEvent({ ctx, input }: Verb<{ endpointId: string }>) {
-  const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
-  const db = await getDb();
-  const subscribed = endpoint.events.includes(WILDCARD) ? undefined : inArray(events.type, endpoint.events);
-  const [event] = await db
-    .select({ id: events.id })
-    .from(events)
-    .where(and(eq(events.accountId, ctx.accountId), subscribed))
-    .orderBy(desc(events.created), desc(events.id))
-    .limit(1);
-  if (!event) {
-    throw new ServiceError("conflict", "There is no event of a subscribed type to send yet: create a customer first.");
-  }
-  const deliveryId = newId("eventDelivery");
-  await inChangeTransaction(async (tx) => {
-    const now = new Date();
-    await tx.insert(eventDeliveries).values({
-      id: deliveryId,
-      accountId: ctx.accountId,
-      eventId: event.id,
-      webhookEndpointId: endpoint.id,
-      dueAt: now,
-      created: now,
-    });
-    afterCommitDeliver(tx, [deliveryId]);
-  });
-  return getDelivery({ ctx, input: { id: deliveryId } });
 }
