@@ -1,0 +1,71 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFreshDatabase } from "../helpers/database";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+
+const run = promisify(execFile);
+
+describe("with Inngest configured, only Inngest drives deliveries", () => {
+  let app: RunningApp;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "billing-inngest-"));
+    // Dev mode with no Dev Server listening: hand-offs fail (and are logged), nothing else may deliver.
+    app = await startApp({ DATABASE_URL: "", BILLING_DATA_DIR: dataDir, INNGEST_DEV: "1" });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves the functions at /api/inngest and leaves due deliveries to Inngest", async () => {
+    const { secret_token: token, account_id: accountId } = JSON.parse(readFileSync(path.join(dataDir, "credentials.json"), "utf8"));
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const post = async (p: string, body: unknown) =>
+      (await fetch(`${app.baseUrl}/api${p}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+
+    const introspection = await fetch(`${app.baseUrl}/api/inngest`);
+    expect(introspection.status).toBe(200);
+    expect(await introspection.json()).toMatchObject({ function_count: 2 });
+
+    await post(`/${accountId}/webhook-endpoints`, { url: "https://example.com/hooks", events: ["*"] });
+    const customer = await post("/customers", { email: "inngest@example.com" });
+    expect(customer.id).toMatch(/^cus_/);
+    const [event] = (await (await fetch(`${app.baseUrl}/api/${accountId}/events`, { headers })).json()).items;
+    // Well past the embedded driver's one-second poll: the delivery is untouched.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const deliveries = await (await fetch(`${app.baseUrl}/api/${accountId}/events/${event.id}/deliveries`, { headers })).json();
+    expect(deliveries).toEqual([expect.objectContaining({ status: "pending", attempt_count: 0, last_attempt_at: null })]);
+    expect(app.output()).toContain("Could not hand deliveries to Inngest");
+  });
+});
+
+describe("npm run db:migrate", () => {
+  it("applies the committed migrations to DATABASE_URL, and again as a no-op", async () => {
+    const database = await createFreshDatabase("migrate");
+    try {
+      const env = { ...process.env, DATABASE_URL: database.url };
+      const first = await run("npm", ["run", "--silent", "db:migrate"], { cwd: PROJECT_ROOT, env });
+      expect(first.stdout).toContain("Migrations applied.");
+      await run("npm", ["run", "--silent", "db:migrate"], { cwd: PROJECT_ROOT, env });
+      const sql = postgres(database.url, { max: 1 });
+      try {
+        const tables = await sql<{ table_name: string }[]>`
+          select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
+        expect(tables.map((t) => t.table_name)).toEqual(
+          expect.arrayContaining(["accounts", "api_tokens", "customers", "event_deliveries", "events", "webhook_endpoints"]),
+        );
+      } finally {
+        await sql.end();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});
