@@ -3,8 +3,12 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import type { Operation } from "@/lib/api/operation";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { getBillingStatusOperation } from "@/lib/billing-status/operations";
+import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
+import { discountOperations } from "@/lib/discounts/operations";
 import { eventOperations } from "@/lib/events/operations";
+import { priceOperations } from "@/lib/prices/operations";
+import { productOperations } from "@/lib/products/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
 
 /** Every operation of the API; the OpenAPI document is generated from exactly these. */
@@ -12,6 +16,10 @@ export const API_OPERATIONS: Operation[] = [
   getBillingStatusOperation,
   ...eventOperations,
   ...customerOperations,
+  ...couponOperations,
+  ...discountOperations,
+  ...productOperations,
+  ...priceOperations,
   ...webhookOperations,
   ...apiTokenOperations,
 ];

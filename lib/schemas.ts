@@ -3,6 +3,13 @@ import { z } from "zod";
 /** ISO 8601 date-time strings, as every datetime of the API is sent. */
 export const DateTime = z.iso.datetime().meta({ example: "2026-11-22T08:00:00.000Z" });
 
+/** A three-letter ISO 4217 code, accepted in any case and kept lowercase (the spec's `currency`). */
+export const Currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, "Must be a three-letter ISO 4217 currency code.")
+  .transform((value) => value.toLowerCase())
+  .meta({ description: "Three-letter ISO 4217 code; stored and returned lowercase.", example: "usd" });
+
 /** Free-form key/value pairs for the merchant's own use (as Stripe's `metadata`). */
 export const Metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))

@@ -33,8 +33,9 @@ function fieldErrors(error: z.ZodError): FieldError[] {
 export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
+  // Whatever the check (a type, an enum's values, …), a field that is absent is missing.
   const missing = result.error.issues.filter(
-    (issue) => issue.code === "invalid_type" && issue.path.length > 0 && valueAt(input, issue.path) === undefined,
+    (issue) => issue.code !== "unrecognized_keys" && issue.path.length > 0 && valueAt(input, issue.path) === undefined,
   );
   if (missing.length > 0) {
     const names = missing.map((issue) => fieldName(issue.path));

@@ -22,7 +22,7 @@ export type AttemptOutcome =
   | { result: "delivered"; attempt: number; status: number }
   | { result: "retry"; attempt: number; error: string; delay: Delay }
   | { result: "failed"; attempt: number; error: string }
-  | { result: "skipped"; reason: "not_found" | "busy" | "not_due" | "finished" | "not_failed" };
+  | { result: "skipped"; reason: "not_found" | "busy" | "not_due" | "finished" | "not_failed" | "endpoint_deleted" };
 
 type AttemptedOutcome = Exclude<AttemptOutcome, { result: "skipped" }>;
 
@@ -62,6 +62,8 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
 
     if (request.mode === "manual") {
       if (delivery.status !== "failed" || scheduled) return { result: "skipped", reason: "not_failed" };
+      // A disabled endpoint may still be retried by hand; a deleted one is gone.
+      if (row.endpointDeletedAt) return { result: "skipped", reason: "endpoint_deleted" };
     } else {
       if (!scheduled) return { result: "skipped", reason: "finished" };
       if (request.mode === "due" && delivery.dueAt! > now) return { result: "skipped", reason: "not_due" };

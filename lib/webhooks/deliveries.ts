@@ -72,6 +72,9 @@ export async function listEndpointDeliveries({
 export async function retryDelivery({ ctx, input }: Verb<{ id: string }>): Promise<DeliveryRow> {
   const before = await getDelivery({ ctx, input });
   const outcome = await attemptDelivery(before.id, { mode: "manual" });
+  if (outcome.result === "skipped" && outcome.reason === "endpoint_deleted") {
+    throw new ServiceError("conflict", "The delivery's webhook endpoint was deleted; it cannot be retried.");
+  }
   if (outcome.result === "skipped") {
     const state =
       outcome.reason === "busy" ? "being attempted right now" : before.dueAt ? `${before.status}, with an attempt scheduled` : before.status;

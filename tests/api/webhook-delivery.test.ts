@@ -203,6 +203,18 @@ describe("manual retry", () => {
     expect(receiver.requests).toHaveLength(2);
   });
 
+  it("refuses to retry a delivery whose endpoint was deleted", async () => {
+    const { merchant, receiver, endpoint } = await setup();
+    receiver.respond({ status: 404 });
+    const { body: customer } = await merchant.client.post("/customers", { email: "orphan@example.com" });
+    const event = await latestEventOf(merchant, customer.id);
+    const [failed] = await deliveriesOf(merchant, event.id, (d) => d[0]?.status === "failed");
+    await merchant.client.delete(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}`);
+    receiver.respond({ status: 200 });
+    expectProblem(await merchant.client.post(`/${merchant.accountId}/deliveries/${failed.id}/retry`), 409, /deleted/);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it("refuses a delivery that still has retries scheduled, and hides other accounts' deliveries", async () => {
     const { merchant, receiver } = await setup();
     receiver.respond({ status: 503 });

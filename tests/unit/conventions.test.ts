@@ -117,3 +117,21 @@ describe("billing status derivation", () => {
     expect(result).toMatchObject({ cit_allowed: false, mit_allowed: false, billing_status: null });
   });
 });
+
+describe("body validation", () => {
+  const schema = z.strictObject({ kind: z.enum(["a", "b"]), name: z.string(), note: z.string().optional() });
+  it("answers 400 naming every missing required field, whatever its type", async () => {
+    const { parseBody } = await import("@/lib/api/validation");
+    expect(() => parseBody(schema, { note: "x" })).toThrow(/Missing required fields: kind, name/);
+  });
+  it("answers 422 listing invalid and unknown fields", async () => {
+    const { parseBody } = await import("@/lib/api/validation");
+    try {
+      parseBody(schema, { kind: "c", name: "n", extra: 1 });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toMatchObject({ category: "validation" });
+      expect((error as { extras: { errors: { field: string }[] } }).extras.errors.map((e) => e.field).sort()).toEqual(["extra", "kind"]);
+    }
+  });
+});

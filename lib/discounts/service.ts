@@ -1,0 +1,136 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { getDb, type Transaction } from "@/db/client";
+import { coupons, customerDiscounts, customers } from "@/db/schema";
+import type { Verb } from "@/lib/context";
+import { lockCouponRow } from "@/lib/coupons/service";
+import { couponUnusableReason, type CouponRow } from "@/lib/coupons/serialize";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import { inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { addMonths, discountState, type DiscountWithCoupon } from "./serialize";
+
+const activeOf = (customerId: string) =>
+  and(eq(customerDiscounts.customerId, customerId), eq(customerDiscounts.active, true), isNull(customerDiscounts.deletedAt));
+
+/** Locks the customer first: every discount change of one customer serializes on that row. */
+async function lockCustomer(tx: Transaction, accountId: string, id: string): Promise<void> {
+  const [row] = await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.accountId, accountId), eq(customers.id, id), isNull(customers.deletedAt)))
+    .for("update");
+  if (!row) throw notFound("customer", id);
+}
+
+const noDiscount = (customerId: string) =>
+  new ServiceError("not_found", `Customer '${customerId}' has no discount.`);
+
+/** A coupon that cannot be applied now is a 422 naming `coupon` that says why. */
+function assertUsable(coupon: CouponRow | null, id: string, now: Date): asserts coupon is CouponRow {
+  const reason = coupon ? couponUnusableReason(coupon, now) : `No such coupon: '${id}'.`;
+  if (reason !== null) throw validationFailed([{ field: "coupon", message: reason }], reason);
+}
+
+async function couponById(tx: Transaction, id: string): Promise<CouponRow> {
+  const [row] = await tx.select().from(coupons).where(eq(coupons.id, id));
+  return row!; // a foreign key guarantees it
+}
+
+/**
+ * Applies a coupon to a customer and counts the redemption, in one transaction. The coupon row
+ * is locked (after the customer's), so concurrent redemptions of a coupon at its limit cannot
+ * both pass the check. A customer holds one discount: applying another replaces it in place
+ * (same discount id, `customer.discount.updated`).
+ */
+export async function applyDiscount({
+  ctx,
+  input,
+}: Verb<{ customerId: string; couponId: string }>): Promise<DiscountWithCoupon> {
+  return inChangeTransaction(async (tx) => {
+    await lockCustomer(tx, ctx.accountId, input.customerId);
+    const coupon = await lockCouponRow(tx, ctx.accountId, input.couponId);
+    const now = new Date();
+    assertUsable(coupon, input.couponId, now);
+
+    const [redeemed] = await tx
+      .update(coupons)
+      .set({ timesRedeemed: coupon.timesRedeemed + 1, updated: now })
+      .where(eq(coupons.id, coupon.id))
+      .returning();
+    const terms = {
+      couponId: coupon.id,
+      start: now,
+      // Creation requires duration_in_months exactly for repeating coupons.
+      end: coupon.duration === "repeating" && coupon.durationInMonths !== null ? addMonths(now, coupon.durationInMonths) : null,
+      updated: now,
+    };
+
+    const [existing] = await tx.select().from(customerDiscounts).where(activeOf(input.customerId)).for("update");
+    if (existing) {
+      // The previous state shows the old coupon as it was before this redemption.
+      const previousCoupon = existing.couponId === coupon.id ? coupon : await couponById(tx, existing.couponId);
+      const [after] = await tx.update(customerDiscounts).set(terms).where(eq(customerDiscounts.id, existing.id)).returning();
+      const result = { discount: after!, coupon: redeemed! };
+      await emitEvent(tx, ctx, {
+        type: "customer.discount.updated",
+        aggregateId: existing.id,
+        data: discountState(result, ctx.livemode),
+        previousData: discountState({ discount: existing, coupon: previousCoupon }, ctx.livemode),
+      });
+      return result;
+    }
+
+    const [created] = await tx
+      .insert(customerDiscounts)
+      .values({ id: newId("customerDiscount"), accountId: ctx.accountId, customerId: input.customerId, created: now, ...terms })
+      .returning();
+    const result = { discount: created!, coupon: redeemed! };
+    await emitEvent(tx, ctx, {
+      type: "customer.discount.created",
+      aggregateId: created!.id,
+      data: discountState(result, ctx.livemode),
+      previousData: null,
+    });
+    return result;
+  });
+}
+
+export async function getDiscount({ ctx, input }: Verb<{ customerId: string }>): Promise<DiscountWithCoupon> {
+  const db = await getDb();
+  const [customer] = await db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customerId), isNull(customers.deletedAt)));
+  if (!customer) throw notFound("customer", input.customerId);
+  const [row] = await db
+    .select({ discount: customerDiscounts, coupon: coupons })
+    .from(customerDiscounts)
+    .innerJoin(coupons, eq(coupons.id, customerDiscounts.couponId))
+    .where(activeOf(input.customerId));
+  if (!row) throw noDiscount(input.customerId);
+  return row;
+}
+
+/** Ends the customer's discount now. The redemption stays counted on the coupon. */
+export async function deleteDiscount({ ctx, input }: Verb<{ customerId: string }>): Promise<{ id: string }> {
+  return inChangeTransaction(async (tx) => {
+    await lockCustomer(tx, ctx.accountId, input.customerId);
+    const [before] = await tx.select().from(customerDiscounts).where(activeOf(input.customerId)).for("update");
+    if (!before) throw noDiscount(input.customerId);
+    const now = new Date();
+    const [after] = await tx
+      .update(customerDiscounts)
+      .set({ active: false, deletedAt: now, updated: now })
+      .where(eq(customerDiscounts.id, before.id))
+      .returning();
+    const coupon = await couponById(tx, before.couponId);
+    await emitEvent(tx, ctx, {
+      type: "customer.discount.deleted",
+      aggregateId: before.id,
+      data: { ...discountState({ discount: after!, coupon }, ctx.livemode), deleted: true },
+      previousData: discountState({ discount: before, coupon }, ctx.livemode),
+    });
+    return { id: before.id };
+  });
+}

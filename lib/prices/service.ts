@@ -1,0 +1,140 @@
+import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb, type Transaction } from "@/db/client";
+import { prices } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import type { Verb } from "@/lib/context";
+import { notFound } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import { inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { lockProductForPrice } from "@/lib/products/service";
+import { patchRecord } from "@/lib/schemas";
+import type { PRICE_TYPES, PriceCreateInput, PriceUpdateInput } from "./schema";
+import { serializePrice, type PriceRow } from "./serialize";
+
+const live = (accountId: string) => and(eq(prices.accountId, accountId), isNull(prices.deletedAt));
+
+/** The price, locked for the rest of the transaction (changes to one price serialize). */
+async function lockPrice(tx: Transaction, accountId: string, id: string): Promise<PriceRow> {
+  const [row] = await tx.select().from(prices).where(and(live(accountId), eq(prices.id, id))).for("update");
+  if (!row) throw notFound("price", id);
+  return row;
+}
+
+export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCreateInput>>): Promise<PriceRow> {
+  return inChangeTransaction(async (tx) => {
+    const product = await lockProductForPrice(tx, ctx.accountId, input.product);
+    const now = new Date();
+    const [row] = await tx
+      .insert(prices)
+      .values({
+        id: newId("price"),
+        accountId: ctx.accountId,
+        productId: product.id,
+        currency: input.currency,
+        unitAmountAtom: input.unit_amount_atom,
+        type: input.type,
+        recurringInterval: input.recurring?.interval ?? null,
+        recurringIntervalCount: input.recurring ? (input.recurring.interval_count ?? 1) : null,
+        nickname: input.nickname ?? null,
+        active: input.active ?? true,
+        metadata: input.metadata ?? {},
+        created: now,
+        updated: now,
+      })
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "price.created",
+      aggregateId: row!.id,
+      data: serializePrice(row!, ctx.livemode),
+      previousData: null,
+    });
+    return row!;
+  });
+}
+
+export async function getPrice({ ctx, input }: Verb<{ id: string }>): Promise<PriceRow> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(prices)
+    .where(and(live(ctx.accountId), eq(prices.id, input.id)));
+  if (!row) throw notFound("price", input.id);
+  return row;
+}
+
+export type PriceFilters = { product?: string; active?: boolean; type?: (typeof PRICE_TYPES)[number] };
+
+export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Promise<{ rows: PriceRow[]; total: number }> {
+  const db = await getDb();
+  const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
+  if (input.product !== undefined) conditions.push(eq(prices.productId, input.product));
+  if (input.active !== undefined) conditions.push(eq(prices.active, input.active));
+  if (input.type !== undefined) conditions.push(eq(prices.type, input.type));
+  const where = and(...conditions);
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(prices)
+      .where(where)
+      .orderBy(desc(prices.created), desc(prices.id))
+      .limit(input.limit)
+      .offset(input.offset),
+    db.select({ total: count() }).from(prices).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+export async function updatePrice({
+  ctx,
+  input,
+}: Verb<{ id: string; changes: z.output<typeof PriceUpdateInput> }>): Promise<PriceRow> {
+  return inChangeTransaction(async (tx) => {
+    const before = await lockPrice(tx, ctx.accountId, input.id);
+    const { changes } = input;
+    const next = {
+      nickname: changes.nickname === undefined ? before.nickname : changes.nickname,
+      active: changes.active ?? before.active,
+      metadata: patchRecord(before.metadata, changes.metadata),
+    };
+    const unchanged =
+      next.nickname === before.nickname &&
+      next.active === before.active &&
+      JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
+    // No state change, no event.
+    if (unchanged) return before;
+
+    const [after] = await tx
+      .update(prices)
+      .set({ ...next, updated: new Date() })
+      .where(eq(prices.id, before.id))
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "price.updated",
+      aggregateId: before.id,
+      data: serializePrice(after!, ctx.livemode),
+      previousData: serializePrice(before, ctx.livemode),
+    });
+    return after!;
+  });
+}
+
+export async function deletePrice({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
+  return inChangeTransaction(async (tx) => {
+    const before = await lockPrice(tx, ctx.accountId, input.id);
+    const now = new Date();
+    const [after] = await tx
+      .update(prices)
+      .set({ deletedAt: now, updated: now })
+      .where(eq(prices.id, before.id))
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "price.deleted",
+      aggregateId: before.id,
+      data: { ...serializePrice(after!, ctx.livemode), deleted: true },
+      previousData: serializePrice(before, ctx.livemode),
+    });
+    return { id: before.id };
+  });
+}
