@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 
 const LINKS = [
   { href: "", label: "Overview" },
+  { href: "/customers", label: "Customers" },
   { href: "/tokens", label: "API tokens" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },

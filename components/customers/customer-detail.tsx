@@ -1,0 +1,121 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ApiError, apiFetch } from "@/components/api-client";
+import { DetailItem, Time } from "@/components/events/bits";
+import { eventsHref } from "@/components/events/format";
+import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
+import { customerQueryKeys, customersHref } from "./format";
+import type { Customer } from "./types";
+
+const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
+
+/** One customer: every field, including custom fields, and a way to its event timeline. */
+export function CustomerDetail({ accountId, customerId }: { accountId: string; customerId: string }) {
+  const query = useQuery({
+    queryKey: customerQueryKeys.customer(accountId, customerId),
+    queryFn: () => apiFetch<Customer>(`/${accountId}/customers/${encodeURIComponent(customerId)}?expand=custom_fields`),
+    // A missing customer stays missing: show it at once instead of retrying.
+    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  });
+
+  const back = (
+    <Link href={customersHref(accountId)} className={linkClass}>
+      <span aria-hidden="true">← </span>
+      Back to customers
+    </Link>
+  );
+
+  if (query.isPending) {
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        <Loading what="Loading customer" />
+      </>
+    );
+  }
+  if (query.isError) {
+    const notFound = query.error instanceof ApiError && query.error.status === 404;
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        {notFound ? (
+          <>
+            <PageHeader title="No such customer" />
+            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
+              No such customer in this account: <code className="break-all font-mono text-xs">{customerId}</code>. It may have
+              been deleted, or belong to the other (live or sandbox) account.
+            </p>
+          </>
+        ) : (
+          <>
+            <PageHeader title="Customer" />
+            <ErrorBox error={query.error} />
+          </>
+        )}
+      </>
+    );
+  }
+
+  const customer = query.data;
+  return (
+    <>
+      <div className="mb-2">{back}</div>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+        <h1 className="min-w-0 break-all text-xl font-semibold">{customer.email}</h1>
+        <div className="flex flex-wrap items-center gap-2">
+          <Link href={eventsHref(accountId, { aggregate_id: customer.id })} className={linkClass}>
+            View timeline
+          </Link>
+        </div>
+      </div>
+      <div className="space-y-4">
+        <Card title="Customer">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            <DetailItem label="Id">
+              <span className="flex flex-wrap items-center gap-2">
+                <code data-testid="customer-id" className="break-all font-mono text-xs">
+                  {customer.id}
+                </code>
+                <CopyButton value={customer.id} label="Copy id" />
+              </span>
+            </DetailItem>
+            <DetailItem label="Email">
+              <span className="break-all">{customer.email}</span>
+            </DetailItem>
+            <DetailItem label="Name">{customer.name ?? <span className="text-slate-600">—</span>}</DetailItem>
+            <DetailItem label="Livemode">{customer.livemode ? "true (live)" : "false (sandbox)"}</DetailItem>
+            <DetailItem label="Created">
+              <Time iso={customer.created} />
+            </DetailItem>
+            <DetailItem label="Updated">
+              <Time iso={customer.updated} />
+            </DetailItem>
+          </dl>
+        </Card>
+        <Card title="Metadata">
+          <KeyValues values={customer.metadata} empty="No metadata." />
+        </Card>
+        <Card title="Custom fields">
+          <KeyValues values={customer.custom_fields ?? {}} empty="No custom fields." />
+        </Card>
+      </div>
+    </>
+  );
+}
+
+function KeyValues({ values, empty }: { values: Record<string, string>; empty: string }) {
+  const entries = Object.entries(values).sort(([a], [b]) => a.localeCompare(b));
+  if (entries.length === 0) return <p className="text-sm text-slate-600">{empty}</p>;
+  return (
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[minmax(0,12rem)_minmax(0,1fr)]">
+      {entries.map(([key, value]) => (
+        <div key={key} className="contents">
+          <dt className="break-all font-mono text-xs text-slate-500 sm:pt-0.5">{key}</dt>
+          <dd className="min-w-0 whitespace-pre-wrap break-all">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
