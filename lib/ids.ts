@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
 import { config } from "./config";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -19,6 +19,10 @@ export const ID_PREFIXES = {
   deliveryAttempt: "eda_",
   webhookEndpoint: "whe_",
   coupon: "cpn_",
+  invoiceLine: "il_",
+  paymentIntent: "pi_",
+  payment: "py_",
+  refund: "re_",
   customerDiscount: "di_",
   request: "req_",
 } as const;

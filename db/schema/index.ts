@@ -6,3 +6,5 @@ export * from "./webhooks";
 export * from "./catalog";
 export * from "./coupons";
 export * from "./idempotency";
+export * from "./payments";
+export * from "./invoices";

@@ -1,0 +1,69 @@
+import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+import { customers } from "./customers";
+import { prices } from "./catalog";
+
+export const invoiceStatusEnum = pgEnum("invoice_status", ["draft", "open", "paid", "void", "uncollectible"]);
+
+/**
+ * Invoices. Amounts are integer atoms: subtotal − discount = total; due = total − paid.
+ * Totals are fixed at finalization (draft totals follow their lines).
+ */
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    /** The subscription it bills, when there is one (subscriptions arrive later). */
+    subscriptionId: text("subscription_id"),
+    status: invoiceStatusEnum("status").notNull(),
+    currency: text("currency").notNull(),
+    subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull().default(0),
+    discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
+    totalAmountAtom: bigint("total_amount_atom", { mode: "number" }).notNull().default(0),
+    dueAmountAtom: bigint("due_amount_atom", { mode: "number" }).notNull().default(0),
+    paidAmountAtom: bigint("paid_amount_atom", { mode: "number" }).notNull().default(0),
+    /** The customer discount applied at finalization, if any. */
+    discountId: text("discount_id"),
+    description: text("description"),
+    dueDate: time("due_date"),
+    finalizedAt: time("finalized_at"),
+    paidAt: time("paid_at"),
+    voidedAt: time("voided_at"),
+    markedUncollectibleAt: time("marked_uncollectible_at"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+  },
+  (t) => [
+    index("invoices_account_idx").on(t.accountId, t.created, t.id),
+    index("invoices_customer_idx").on(t.customerId, t.created),
+    index("invoices_subscription_idx").on(t.subscriptionId),
+  ],
+);
+
+export const invoiceLines = pgTable(
+  "invoice_lines",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    invoiceId: text("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
+    priceId: text("price_id").references(() => prices.id),
+    description: text("description"),
+    quantity: integer("quantity").notNull(),
+    unitAmountAtom: bigint("unit_amount_atom", { mode: "number" }).notNull(),
+    amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    created: createdAt(),
+  },
+  (t) => [index("invoice_lines_invoice_idx").on(t.invoiceId, t.created, t.id)],
+);

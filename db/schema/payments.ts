@@ -1,0 +1,101 @@
+import { bigint, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+import { customers } from "./customers";
+
+export const paymentIntentStatusEnum = pgEnum("payment_intent_status", [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+  "requires_capture",
+  "partially_funded",
+  "succeeded",
+  "canceled",
+]);
+export const captureMethodEnum = pgEnum("capture_method", ["automatic", "manual"]);
+
+/** An attempt to collect an amount from a customer (Stripe's PaymentIntent). */
+export const paymentIntents = pgTable(
+  "payment_intents",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    customerId: text("customer_id").references(() => customers.id),
+    /** The invoice it pays, if any (no foreign key: invoices reference it back). */
+    invoiceId: text("invoice_id"),
+    amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    amountCapturableAtom: bigint("amount_capturable_atom", { mode: "number" }).notNull().default(0),
+    amountReceivedAtom: bigint("amount_received_atom", { mode: "number" }).notNull().default(0),
+    currency: text("currency").notNull(),
+    status: paymentIntentStatusEnum("status").notNull(),
+    captureMethod: captureMethodEnum("capture_method").notNull().default("automatic"),
+    paymentMethod: text("payment_method"),
+    lastPaymentError: text("last_payment_error"),
+    canceledAt: time("canceled_at"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+  },
+  (t) => [
+    index("payment_intents_account_idx").on(t.accountId, t.created, t.id),
+    index("payment_intents_invoice_idx").on(t.invoiceId),
+  ],
+);
+
+export const paymentStatusEnum = pgEnum("payment_status", ["succeeded", "failed", "refunded", "partially_refunded"]);
+
+/** A charge of a payment method: one per confirmation that moved money (or failed to). */
+export const payments = pgTable(
+  "payments",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    paymentIntentId: text("payment_intent_id")
+      .notNull()
+      .references(() => paymentIntents.id),
+    amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    amountRefundedAtom: bigint("amount_refunded_atom", { mode: "number" }).notNull().default(0),
+    currency: text("currency").notNull(),
+    status: paymentStatusEnum("status").notNull(),
+    paymentMethod: text("payment_method").notNull(),
+    failureMessage: text("failure_message"),
+    created: createdAt(),
+    updated: updatedAt(),
+  },
+  (t) => [
+    index("payments_account_idx").on(t.accountId, t.created, t.id),
+    index("payments_intent_idx").on(t.paymentIntentId),
+  ],
+);
+
+export const refundStatusEnum = pgEnum("refund_status", ["pending", "succeeded", "failed"]);
+
+export const refunds = pgTable(
+  "refunds",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    paymentId: text("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    status: refundStatusEnum("status").notNull(),
+    reason: text("reason"),
+    failureReason: text("failure_reason"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+  },
+  (t) => [
+    index("refunds_account_idx").on(t.accountId, t.created, t.id),
+    index("refunds_payment_idx").on(t.paymentId),
+  ],
+);
