@@ -44,7 +44,8 @@ export function retryableConflict(input: {
   errorCode: string;
   title: string;
   detail: string;
-  fields?: Record<string, string>;
+  /** Named ids; null says the id does not exist (yet), e.g. an invoice without subscription. */
+  fields?: Record<string, string | null>;
 }): ServiceError {
   return new ServiceError(
     "conflict",

@@ -7,8 +7,11 @@ import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { eventOperations } from "@/lib/events/operations";
+import { invoiceOperations } from "@/lib/invoices/operations";
+import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
+import { refundOperations } from "@/lib/refunds/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
 
 /** Every operation of the API; the OpenAPI document is generated from exactly these. */
@@ -20,6 +23,9 @@ export const API_OPERATIONS: Operation[] = [
   ...discountOperations,
   ...productOperations,
   ...priceOperations,
+  ...paymentOperations,
+  ...refundOperations,
+  ...invoiceOperations,
   ...webhookOperations,
   ...apiTokenOperations,
 ];
@@ -38,6 +44,8 @@ const Problem = z
       .meta({ description: "Field-level problems (400 for parameters and missing fields, 422 otherwise)." }),
     error_code: z.string().optional().meta({ description: "Set on retryable conflicts (409)." }),
     retryable: z.boolean().optional(),
+    invoice_id: z.string().optional().meta({ description: "With `invoice_locked`: the invoice being modified." }),
+    subscription_id: z.string().nullable().optional().meta({ description: "With `invoice_locked`: its subscription." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
 

@@ -1,0 +1,137 @@
+import { defineOperation } from "@/lib/api/operation";
+import { Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput } from "./schema";
+
+const tag = "Invoices";
+const LOCKED = "A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.";
+
+export const listInvoicesOperation = defineOperation({
+  operationId: "listInvoices",
+  method: "GET",
+  path: "/{account_id}/invoices",
+  unscopedPath: "/invoices",
+  summary: "List invoices",
+  description: "Invoices of the account, newest first; filters `customer` and `status`.",
+  tag,
+  access: "secret",
+  query: InvoiceListQuery,
+  response: { status: 200, description: "A page of invoices.", schema: InvoiceList },
+});
+
+export const createInvoiceOperation = defineOperation({
+  operationId: "createInvoice",
+  method: "POST",
+  path: "/{account_id}/invoices",
+  unscopedPath: "/invoices",
+  summary: "Create a draft invoice",
+  description:
+    "A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.",
+  tag,
+  access: "secret",
+  body: InvoiceCreateInput,
+  response: { status: 201, description: "The draft invoice.", schema: Invoice },
+  errors: [415, 422],
+});
+
+export const getInvoiceOperation = defineOperation({
+  operationId: "getInvoice",
+  method: "GET",
+  path: "/{account_id}/invoices/{invoice_id}",
+  unscopedPath: "/invoices/{invoice_id}",
+  summary: "Retrieve an invoice",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The invoice.", schema: Invoice },
+  errors: [404],
+});
+
+export const addInvoiceLineOperation = defineOperation({
+  operationId: "addInvoiceLine",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/lines",
+  unscopedPath: "/invoices/{invoice_id}/lines",
+  summary: "Add a line to a draft invoice",
+  description: `Draft totals follow the lines. Draft edits emit no event (they are recorded by \`invoice.finalized\`). 409 unless the invoice is a draft. ${LOCKED}`,
+  tag,
+  access: "secret",
+  body: InvoiceLineInput,
+  response: { status: 200, description: "The invoice with the new line.", schema: Invoice },
+  errors: [404, 409, 415, 422],
+});
+
+export const removeInvoiceLineOperation = defineOperation({
+  operationId: "removeInvoiceLine",
+  method: "DELETE",
+  path: "/{account_id}/invoices/{invoice_id}/lines/{line_id}",
+  unscopedPath: "/invoices/{invoice_id}/lines/{line_id}",
+  summary: "Remove a line from a draft invoice",
+  description: `No event (see adding a line). 409 unless the invoice is a draft. ${LOCKED}`,
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The invoice without the line.", schema: Invoice },
+  errors: [404, 409],
+});
+
+export const finalizeInvoiceOperation = defineOperation({
+  operationId: "finalizeInvoice",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/finalize",
+  unscopedPath: "/invoices/{invoice_id}/finalize",
+  summary: "Finalize a draft invoice",
+  description: `Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits \`invoice.finalized\`; a total of 0 is paid at once (\`invoice.paid\`, \`invoice.payment_succeeded\`). 409 for an invoice without lines or not in draft. ${LOCKED}`,
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The finalized invoice.", schema: Invoice },
+  errors: [404, 409],
+});
+
+export const payInvoiceOperation = defineOperation({
+  operationId: "payInvoice",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/pay",
+  unscopedPath: "/invoices/{invoice_id}/pay",
+  summary: "Mark an invoice paid out of band",
+  description: `Open or uncollectible → paid: due 0, paid = total. Emits \`invoice.paid\` then \`invoice.payment_succeeded\`. Only \`paid_out_of_band: true\` is accepted for now (422 otherwise). ${LOCKED}`,
+  tag,
+  access: "secret",
+  body: InvoicePayInput,
+  response: { status: 200, description: "The paid invoice.", schema: Invoice },
+  errors: [404, 409, 415, 422],
+});
+
+export const voidInvoiceOperation = defineOperation({
+  operationId: "voidInvoice",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/void",
+  unscopedPath: "/invoices/{invoice_id}/void",
+  summary: "Void an invoice",
+  description: `Open or uncollectible → void. Emits \`invoice.voided\`. ${LOCKED}`,
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The voided invoice.", schema: Invoice },
+  errors: [404, 409],
+});
+
+export const markInvoiceUncollectibleOperation = defineOperation({
+  operationId: "markInvoiceUncollectible",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/mark-uncollectible",
+  unscopedPath: "/invoices/{invoice_id}/mark-uncollectible",
+  summary: "Mark an invoice uncollectible",
+  description: `Open → uncollectible; it may still be paid out of band or voided. Emits \`invoice.marked_uncollectible\`. ${LOCKED}`,
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The uncollectible invoice.", schema: Invoice },
+  errors: [404, 409],
+});
+
+export const invoiceOperations = [
+  listInvoicesOperation,
+  createInvoiceOperation,
+  getInvoiceOperation,
+  addInvoiceLineOperation,
+  removeInvoiceLineOperation,
+  finalizeInvoiceOperation,
+  payInvoiceOperation,
+  voidInvoiceOperation,
+  markInvoiceUncollectibleOperation,
+];

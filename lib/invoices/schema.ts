@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { Currency, DateTime, Metadata } from "@/lib/schemas";
+
+export const INVOICE_STATUSES = ["draft", "open", "paid", "void", "uncollectible"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+const Atoms = z
+  .int({ error: "Must be an integer number of atomic units (cents for usd), up to 2^53 - 1." })
+  .min(0, "Must be 0 or more.")
+  .max(Number.MAX_SAFE_INTEGER);
+
+/** The quantity column is a 32-bit integer. */
+const Quantity = z
+  .int({ error: "Must be a whole number from 1 to 2147483647." })
+  .min(1, "Must be 1 or more.")
+  .max(2_147_483_647, "Must be at most 2147483647.")
+  .meta({ description: "Default 1." });
+
+const LineDescription = z.string().min(1).max(5000);
+
+/**
+ * A line bills either a price of the account (its unit amount, same currency as the invoice) or a
+ * custom amount with a description. Missing both is a missing `price` (400); both is a 422.
+ */
+export const InvoiceLineInput = z
+  .strictObject({
+    price: z.string().min(1).optional().meta({ description: "An active price (`price_…`) in the invoice's currency." }),
+    quantity: Quantity.optional(),
+    unit_amount_atom: Atoms.optional().meta({ description: "A custom unit amount; requires `description`, excludes `price`." }),
+    description: LineDescription.optional(),
+  })
+  .superRefine((line, ctx) => {
+    const hasPrice = line.price !== undefined;
+    const hasAmount = line.unit_amount_atom !== undefined;
+    // An issue on an absent field is a 400 "missing", on a present one a 422 (lib/api/validation).
+    if (!hasPrice && !hasAmount) {
+      ctx.addIssue({ code: "custom", path: ["price"], message: "Give price, or unit_amount_atom with description." });
+    }
+    if (hasPrice && hasAmount) {
+      ctx.addIssue({ code: "custom", path: ["unit_amount_atom"], message: "Give either price or unit_amount_atom, not both." });
+    }
+    if (hasAmount && !hasPrice && line.description === undefined) {
+      ctx.addIssue({ code: "custom", path: ["description"], message: "Required with unit_amount_atom." });
+    }
+  })
+  .meta({ id: "InvoiceLineInput" });
+
+export const MAX_LINES = 100;
+
+export const InvoiceCreateInput = z
+  .strictObject({
+    customer: z.string().min(1).meta({ description: "The customer (`cus_…`) of this account to bill." }),
+    currency: Currency,
+    description: z.string().max(5000).nullable().optional(),
+    due_date: DateTime.optional(),
+    metadata: Metadata.optional(),
+    lines: z.array(InvoiceLineInput).max(MAX_LINES, `At most ${MAX_LINES} lines.`).optional(),
+  })
+  .meta({ id: "InvoiceCreateInput" });
+
+export const InvoicePayInput = z
+  .strictObject({
+    paid_out_of_band: z.boolean().optional().meta({
+      description:
+        "Must be true: the payment happened outside the service (cash, bank transfer). Paying with a payment method is not available yet.",
+    }),
+  })
+  .meta({ id: "InvoicePayInput" });
+
+export const InvoiceLine = z
+  .object({
+    id: z.string().meta({ example: "il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    price: z.string().nullable(),
+    description: z.string().nullable(),
+    quantity: z.number().int(),
+    unit_amount_atom: z.number().int(),
+    amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom." }),
+  })
+  .meta({ id: "InvoiceLine" });
+
+export const Invoice = z
+  .object({
+    id: z.string().meta({ example: "in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    object: z.literal("invoice"),
+    customer: z.string(),
+    subscription: z.string().nullable(),
+    status: z.enum(INVOICE_STATUSES),
+    currency: z.string(),
+    subtotal_atom: z.number().int().meta({ description: "Σ line amounts." }),
+    discount_atom: z.number().int().meta({ description: "Set at finalization from the customer's discount." }),
+    total_amount_atom: z.number().int().meta({ description: "subtotal − discount, never negative." }),
+    due_amount_atom: z.number().int().meta({ description: "total − paid." }),
+    paid_amount_atom: z.number().int(),
+    discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),
+    description: z.string().nullable(),
+    due_date: DateTime.nullable(),
+    lines: z.array(InvoiceLine),
+    finalized_at: DateTime.nullable(),
+    paid_at: DateTime.nullable(),
+    voided_at: DateTime.nullable(),
+    marked_uncollectible_at: DateTime.nullable(),
+    metadata: z.record(z.string(), z.string()),
+    livemode: z.boolean(),
+    created: DateTime,
+    updated: DateTime,
+  })
+  .meta({ id: "Invoice" });
+
+export const InvoiceList = listEnvelopeSchema(Invoice, "InvoiceList");
+
+export const InvoiceListQuery = PaginationQuery.extend({
+  customer: z.string().min(1).optional().meta({ description: "Only invoices of this customer." }),
+  status: z.enum(INVOICE_STATUSES, { error: `status must be one of ${INVOICE_STATUSES.join(", ")}.` }).optional(),
+});
+
+export type InvoiceObject = z.input<typeof Invoice>;
+export type InvoiceLineObject = z.input<typeof InvoiceLine>;

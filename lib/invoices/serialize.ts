@@ -1,0 +1,48 @@
+import type { invoiceLines, invoices } from "@/db/schema";
+import type { InvoiceLineObject, InvoiceObject } from "./schema";
+
+export type InvoiceRow = typeof invoices.$inferSelect;
+export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
+
+/** An invoice with its lines in creation order. */
+export type InvoiceWithLines = { invoice: InvoiceRow; lines: InvoiceLineRow[] };
+
+export function serializeLine(row: InvoiceLineRow): InvoiceLineObject {
+  return {
+    id: row.id,
+    price: row.priceId,
+    description: row.description,
+    quantity: row.quantity,
+    unit_amount_atom: row.unitAmountAtom,
+    amount_atom: row.amountAtom,
+  };
+}
+
+/** The invoice as the API shows it, and as event data records it (the spec's invoice fields included). */
+export function serializeInvoice({ invoice, lines }: InvoiceWithLines, livemode: boolean): InvoiceObject {
+  return {
+    id: invoice.id,
+    object: "invoice",
+    customer: invoice.customerId,
+    subscription: invoice.subscriptionId,
+    status: invoice.status,
+    currency: invoice.currency,
+    subtotal_atom: invoice.subtotalAtom,
+    discount_atom: invoice.discountAtom,
+    total_amount_atom: invoice.totalAmountAtom,
+    due_amount_atom: invoice.dueAmountAtom,
+    paid_amount_atom: invoice.paidAmountAtom,
+    discount: invoice.discountId,
+    description: invoice.description,
+    due_date: invoice.dueDate?.toISOString() ?? null,
+    lines: lines.map(serializeLine),
+    finalized_at: invoice.finalizedAt?.toISOString() ?? null,
+    paid_at: invoice.paidAt?.toISOString() ?? null,
+    voided_at: invoice.voidedAt?.toISOString() ?? null,
+    marked_uncollectible_at: invoice.markedUncollectibleAt?.toISOString() ?? null,
+    metadata: invoice.metadata,
+    livemode,
+    created: invoice.created.toISOString(),
+    updated: invoice.updated.toISOString(),
+  };
+}

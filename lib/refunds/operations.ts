@@ -1,0 +1,46 @@
+import { defineOperation } from "@/lib/api/operation";
+import { Refund, RefundCreateInput, RefundList, RefundListQuery } from "./schema";
+
+const tag = "Refunds";
+
+export const listRefundsOperation = defineOperation({
+  operationId: "listRefunds",
+  method: "GET",
+  path: "/{account_id}/refunds",
+  unscopedPath: "/refunds",
+  summary: "List refunds",
+  description: "Newest first; filter `payment`.",
+  tag,
+  access: "secret",
+  query: RefundListQuery,
+  response: { status: 200, description: "A page of refunds.", schema: RefundList },
+});
+
+export const createRefundOperation = defineOperation({
+  operationId: "createRefund",
+  method: "POST",
+  path: "/{account_id}/refunds",
+  unscopedPath: "/refunds",
+  summary: "Refund a payment",
+  description:
+    "Emits `refund.created`, then `refund.updated` (succeeded) and `payment.refunded`, or `refund.failed` (payments made with `pm_sandbox_refund_fails`). `amount_atom` defaults to the unrefunded rest; more is a 422; a failed or fully refunded payment is a 409.",
+  tag,
+  access: "secret",
+  body: RefundCreateInput,
+  response: { status: 201, description: "The refund, settled.", schema: Refund },
+  errors: [409, 415, 422],
+});
+
+export const getRefundOperation = defineOperation({
+  operationId: "getRefund",
+  method: "GET",
+  path: "/{account_id}/refunds/{refund_id}",
+  unscopedPath: "/refunds/{refund_id}",
+  summary: "Retrieve a refund",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The refund.", schema: Refund },
+  errors: [404],
+});
+
+export const refundOperations = [listRefundsOperation, createRefundOperation, getRefundOperation];

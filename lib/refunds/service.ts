@@ -1,0 +1,108 @@
+import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb } from "@/db/client";
+import { refunds } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import type { Verb } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import { inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
+import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/service";
+import type { RefundCreateInput } from "./schema";
+import { serializeRefund, type RefundRow } from "./serialize";
+
+/**
+ * Refunds a payment. The refund is created pending (refund.created), then the sandbox settles it
+ * in the same transaction: succeeded (refund.updated, payment.refunded) or failed (refund.failed).
+ * The payment row is locked first, so concurrent refunds never exceed the payment.
+ */
+export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCreateInput>>): Promise<RefundRow> {
+  return inChangeTransaction(async (tx) => {
+    const payment = await lockPaymentForRefund(tx, ctx.accountId, input.payment);
+    if (!payment) throw validationFailed([{ field: "payment", message: `No such payment: '${input.payment}'.` }]);
+    if (payment.status === "failed") throw new ServiceError("conflict", "A failed payment cannot be refunded.");
+    const remainingAtom = payment.amountAtom - payment.amountRefundedAtom;
+    if (remainingAtom === 0) throw new ServiceError("conflict", "The payment is already fully refunded.");
+    const amountAtom = input.amount_atom ?? remainingAtom;
+    if (amountAtom > remainingAtom) {
+      throw validationFailed([
+        { field: "amount_atom", message: `Must be at most the payment's unrefunded amount (${remainingAtom}).` },
+      ]);
+    }
+
+    const now = new Date();
+    const [pending] = await tx
+      .insert(refunds)
+      .values({
+        id: newId("refund"),
+        accountId: ctx.accountId,
+        paymentId: payment.id,
+        amountAtom,
+        currency: payment.currency,
+        status: "pending",
+        reason: input.reason ?? null,
+        metadata: input.metadata ?? {},
+        created: now,
+        updated: now,
+      })
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: "refund.created",
+      aggregateId: pending!.id,
+      data: serializeRefund(pending!, ctx.livemode),
+      previousData: null,
+    });
+
+    const succeeded = refundSucceeds(payment.paymentMethod);
+    const [settled] = await tx
+      .update(refunds)
+      .set(
+        succeeded
+          ? { status: "succeeded", updated: new Date() }
+          : { status: "failed", failureReason: REFUND_FAILURE_MESSAGE, updated: new Date() },
+      )
+      .where(eq(refunds.id, pending!.id))
+      .returning();
+    await emitEvent(tx, ctx, {
+      type: succeeded ? "refund.updated" : "refund.failed",
+      aggregateId: pending!.id,
+      data: serializeRefund(settled!, ctx.livemode),
+      previousData: serializeRefund(pending!, ctx.livemode),
+    });
+    if (succeeded) await markPaymentRefunded(tx, ctx, payment, amountAtom);
+    return settled!;
+  });
+}
+
+export async function getRefund({ ctx, input }: Verb<{ id: string }>): Promise<RefundRow> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.accountId, ctx.accountId), eq(refunds.id, input.id)));
+  if (!row) throw notFound("refund", input.id);
+  return row;
+}
+
+export async function listRefunds({
+  ctx,
+  input,
+}: Verb<Page & { payment?: string }>): Promise<{ rows: RefundRow[]; total: number }> {
+  const db = await getDb();
+  const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
+  if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
+  const where = and(...conditions);
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(refunds)
+      .where(where)
+      .orderBy(desc(refunds.created), desc(refunds.id))
+      .limit(input.limit)
+      .offset(input.offset),
+    db.select({ total: count() }).from(refunds).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
