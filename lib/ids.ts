@@ -24,6 +24,7 @@ export const ID_PREFIXES = {
   payment: "py_",
   refund: "re_",
   customerDiscount: "di_",
+  subscriptionItem: "si_",
   request: "req_",
 } as const;
 

@@ -12,6 +12,7 @@ import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
 import { refundOperations } from "@/lib/refunds/operations";
+import { subscriptionOperations } from "@/lib/subscriptions/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
 
 /** Every operation of the API; the OpenAPI document is generated from exactly these. */
@@ -26,6 +27,7 @@ export const API_OPERATIONS: Operation[] = [
   ...paymentOperations,
   ...refundOperations,
   ...invoiceOperations,
+  ...subscriptionOperations,
   ...webhookOperations,
   ...apiTokenOperations,
 ];

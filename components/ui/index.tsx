@@ -78,6 +78,12 @@ const STATUS_STYLES: Record<string, string> = {
   failed: "bg-red-100 text-red-800",
   revoked: "bg-slate-200 text-slate-700",
   disabled: "bg-slate-200 text-slate-700",
+  // Invoices
+  paid: "bg-emerald-100 text-emerald-800",
+  open: "bg-sky-100 text-sky-800",
+  draft: "bg-slate-100 text-slate-700",
+  void: "bg-slate-200 text-slate-700",
+  uncollectible: "bg-red-100 text-red-800",
 };
 
 export function StatusBadge({ status, label }: { status: string; label?: string }) {

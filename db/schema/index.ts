@@ -8,3 +8,4 @@ export * from "./coupons";
 export * from "./idempotency";
 export * from "./payments";
 export * from "./invoices";
+export * from "./subscriptions";

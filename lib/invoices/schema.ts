@@ -63,7 +63,12 @@ export const InvoicePayInput = z
   .strictObject({
     paid_out_of_band: z.boolean().optional().meta({
       description:
-        "Must be true: the payment happened outside the service (cash, bank transfer). Paying with a payment method is not available yet.",
+        "true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`.",
+    }),
+    payment_method: z.string().min(1).optional().meta({
+      description:
+        "A sandbox payment method (`pm_sandbox_…`, sandbox accounts only; live accounts answer 422): a payment intent for the due amount is created and confirmed with it in the same transaction.",
+      example: "pm_sandbox_succeeds",
     }),
   })
   .meta({ id: "InvoicePayInput" });
@@ -93,6 +98,10 @@ export const Invoice = z
     due_amount_atom: z.number().int().meta({ description: "total − paid." }),
     paid_amount_atom: z.number().int(),
     discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),
+    payment_intent: z
+      .string()
+      .nullable()
+      .meta({ description: "The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null." }),
     description: z.string().nullable(),
     due_date: DateTime.nullable(),
     lines: z.array(InvoiceLine),

@@ -4,8 +4,11 @@ import type { InvoiceLineObject, InvoiceObject } from "./schema";
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
 
-/** An invoice with its lines in creation order. */
-export type InvoiceWithLines = { invoice: InvoiceRow; lines: InvoiceLineRow[] };
+/**
+ * An invoice with its lines in creation order and its latest payment intent (derived by query from
+ * payment_intents.invoice_id; absent is shown as null, for callers that build one themselves).
+ */
+export type InvoiceWithLines = { invoice: InvoiceRow; lines: InvoiceLineRow[]; paymentIntent?: string | null };
 
 export function serializeLine(row: InvoiceLineRow): InvoiceLineObject {
   return {
@@ -19,7 +22,7 @@ export function serializeLine(row: InvoiceLineRow): InvoiceLineObject {
 }
 
 /** The invoice as the API shows it, and as event data records it (the spec's invoice fields included). */
-export function serializeInvoice({ invoice, lines }: InvoiceWithLines, livemode: boolean): InvoiceObject {
+export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithLines, livemode: boolean): InvoiceObject {
   return {
     id: invoice.id,
     object: "invoice",
@@ -33,6 +36,7 @@ export function serializeInvoice({ invoice, lines }: InvoiceWithLines, livemode:
     due_amount_atom: invoice.dueAmountAtom,
     paid_amount_atom: invoice.paidAmountAtom,
     discount: invoice.discountId,
+    payment_intent: paymentIntent ?? null,
     description: invoice.description,
     due_date: invoice.dueDate?.toISOString() ?? null,
     lines: lines.map(serializeLine),

@@ -1,78 +1,20 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Executor, type Transaction } from "@/db/client";
+import { getDb, type Transaction } from "@/db/client";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices, prices } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
-import { notFound, retryableConflict, ServiceError, validationFailed } from "@/lib/errors";
-import { emitEvent } from "@/lib/events/emit";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { applyDiscounts, type Discount } from "@/lib/money";
+import { createPaymentIntent } from "@/lib/payments/service";
+import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { MAX_LINES, type InvoiceCreateInput, type InvoiceLineInput, type InvoicePayInput, type InvoiceStatus } from "./schema";
-import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
+import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
 type LineInput = z.output<typeof InvoiceLineInput>;
-
-/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked. */
-const LOCK_NOT_AVAILABLE = "55P03";
-
-/** The SQLSTATE of a database error; drizzle wraps the driver's error as `cause`. */
-function sqlState(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-const ofAccount = (accountId: string, id: string) => and(eq(invoices.accountId, accountId), eq(invoices.id, id));
-
-/**
- * The invoice, locked with NOWAIT: while another operation modifies it, refuse at once with the
- * spec's retryable `invoice_locked` instead of queueing behind it (nothing has changed yet).
- */
-async function lockInvoice(tx: Transaction, accountId: string, id: string): Promise<InvoiceRow> {
-  let row: InvoiceRow | undefined;
-  try {
-    [row] = await tx.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true });
-  } catch (error) {
-    if (sqlState(error) !== LOCK_NOT_AVAILABLE) throw error;
-    // The transaction is aborted; a plain read on another connection does not wait for the lock.
-    const db = await getDb();
-    const [locked] = await db.select({ subscriptionId: invoices.subscriptionId }).from(invoices).where(ofAccount(accountId, id));
-    throw retryableConflict({
-      errorCode: "invoice_locked",
-      title: "Invoice Locked",
-      detail: `Invoice '${id}' is being modified by another operation; nothing was changed. Retry the same request in a few seconds.`,
-      fields: { invoice_id: id, subscription_id: locked?.subscriptionId ?? null },
-    });
-  }
-  if (!row) throw notFound("invoice", id);
-  return row;
-}
-
-async function linesOf(executor: Executor, invoiceId: string): Promise<InvoiceLineRow[]> {
-  return executor
-    .select()
-    .from(invoiceLines)
-    .where(eq(invoiceLines.invoiceId, invoiceId))
-    .orderBy(asc(invoiceLines.created), asc(invoiceLines.id));
-}
-
-function invalidTransition(invoice: InvoiceRow, action: string, allowed: readonly InvoiceStatus[]): ServiceError {
-  return new ServiceError(
-    "conflict",
-    `Invoice '${invoice.id}' is ${invoice.status}; only ${allowed.join(" or ")} invoices can be ${action}.`,
-  );
-}
-
-function assertStatus(invoice: InvoiceRow, action: string, allowed: readonly InvoiceStatus[]): void {
-  if (!allowed.includes(invoice.status)) throw invalidTransition(invoice, action, allowed);
-}
 
 /** quantity × unit, refused when it cannot be an exact integer (beyond 2^53 − 1). */
 function lineAmount(quantity: number, unitAmountAtom: number, field: string): number {
@@ -134,21 +76,6 @@ function draftTotals(lines: readonly Pick<InvoiceLineRow, "amountAtom">[]) {
   return { subtotalAtom, discountAtom: 0, totalAmountAtom: subtotalAtom, dueAmountAtom: subtotalAtom };
 }
 
-async function emit(
-  tx: Transaction,
-  ctx: ServiceContext,
-  type: EventType,
-  after: InvoiceWithLines,
-  before: InvoiceWithLines | null,
-): Promise<void> {
-  await emitEvent(tx, ctx, {
-    type,
-    aggregateId: after.invoice.id,
-    data: serializeInvoice(after, ctx.livemode),
-    previousData: before ? serializeInvoice(before, ctx.livemode) : null,
-  });
-}
-
 export async function createInvoice({
   ctx,
   input,
@@ -186,7 +113,7 @@ export async function createInvoice({
       })
       .returning();
     const lines = lineRows.length > 0 ? await tx.insert(invoiceLines).values(lineRows).returning() : [];
-    const result = { invoice: invoice!, lines };
+    const result = { invoice: invoice!, lines, paymentIntent: null };
     await emit(tx, ctx, "invoice.created", result, null);
     return result;
   });
@@ -196,7 +123,7 @@ export async function getInvoice({ ctx, input }: Verb<{ id: string }>): Promise<
   const db = await getDb();
   const [invoice] = await db.select().from(invoices).where(ofAccount(ctx.accountId, input.id));
   if (!invoice) throw notFound("invoice", input.id);
-  return { invoice, lines: await linesOf(db, invoice.id) };
+  return loadInvoice(db, invoice);
 }
 
 export type InvoiceFilters = { customer?: string; status?: InvoiceStatus };
@@ -220,6 +147,10 @@ export async function listInvoices({
       .offset(input.offset),
     db.select({ total: count() }).from(invoices).where(where),
   ]);
+  const intents = await latestPaymentIntents(
+    db,
+    rows.map((row) => row.id),
+  );
   const lines =
     rows.length === 0
       ? []
@@ -234,7 +165,11 @@ export async function listInvoices({
           )
           .orderBy(asc(invoiceLines.created), asc(invoiceLines.id));
   return {
-    items: rows.map((invoice) => ({ invoice, lines: lines.filter((line) => line.invoiceId === invoice.id) })),
+    items: rows.map((invoice) => ({
+      invoice,
+      lines: lines.filter((line) => line.invoiceId === invoice.id),
+      paymentIntent: intents.get(invoice.id) ?? null,
+    })),
     total: totals?.total ?? 0,
   };
 }
@@ -260,7 +195,8 @@ async function editDraftLines(
       .set({ ...draftTotals(lines), updated: new Date() })
       .where(eq(invoices.id, invoice.id))
       .returning();
-    return { invoice: after!, lines };
+    // Only open or uncollectible invoices are paid with an intent: a draft has none.
+    return { invoice: after!, lines, paymentIntent: null };
   });
 }
 
@@ -306,19 +242,6 @@ async function discountFor(tx: Transaction, invoice: InvoiceRow, now: Date): Pro
   return null;
 }
 
-/** Open → paid: nothing left due, everything paid; emits invoice.paid then invoice.payment_succeeded. */
-async function markPaid(tx: Transaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
-  const [paid] = await tx
-    .update(invoices)
-    .set({ status: "paid", dueAmountAtom: 0, paidAmountAtom: before.invoice.totalAmountAtom, paidAt: now, updated: now })
-    .where(eq(invoices.id, before.invoice.id))
-    .returning();
-  const after = { invoice: paid!, lines: before.lines };
-  await emit(tx, ctx, "invoice.paid", after, before);
-  await emit(tx, ctx, "invoice.payment_succeeded", after, before);
-  return after;
-}
-
 /**
  * Draft → open: applies the customer's discount and fixes the totals (due = total). An invoice
  * whose total is 0 has nothing to collect and is paid at once (as in Stripe).
@@ -349,28 +272,55 @@ export async function finalizeInvoice({ ctx, input }: Verb<{ id: string }>): Pro
       })
       .where(eq(invoices.id, invoice.id))
       .returning();
-    const before = { invoice, lines };
-    const after = { invoice: open!, lines };
+    const before = { invoice, lines, paymentIntent: null };
+    const after = { invoice: open!, lines, paymentIntent: null };
     await emit(tx, ctx, "invoice.finalized", after, before);
     if (totalAtom === 0) return markPaid(tx, ctx, after, now);
     return after;
   });
 }
 
-/** Open or uncollectible → paid, out of band only (payment methods come with payment intents). */
+/**
+ * Open or uncollectible → paid. Out of band (`paid_out_of_band: true`) marks it paid; with a
+ * `payment_method`, one transaction holding the invoice's lock creates a payment intent for the
+ * due amount (linked to the invoice and its customer) and confirms it: the intent's outcome
+ * reaches the invoice through `applyPaymentIntentOutcome` (payment-hooks.ts), called by the
+ * payments service, so an intent confirmed later behaves the same. Answers the invoice as it
+ * stands afterwards: paid, or still open (payment failed, action required, partially funded).
+ */
 export async function payInvoice({
   ctx,
   input,
 }: Verb<{ id: string; payment: z.output<typeof InvoicePayInput> }>): Promise<InvoiceWithLines> {
-  if (input.payment.paid_out_of_band !== true) {
+  const { paid_out_of_band: outOfBand, payment_method: paymentMethod } = input.payment;
+  if (outOfBand === true && paymentMethod !== undefined) {
+    const message = "Give either paid_out_of_band: true or payment_method, not both.";
+    throw validationFailed([{ field: "payment_method", message }], message);
+  }
+  if (outOfBand !== true && paymentMethod === undefined) {
     const message =
-      "Only out-of-band payment is available yet: send paid_out_of_band: true once the customer paid outside the service. Paying with a payment method is not supported yet.";
+      "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service.";
     throw validationFailed([{ field: "paid_out_of_band", message }], message);
   }
   return inChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
     assertStatus(invoice, "paid", ["open", "uncollectible"]);
-    return markPaid(tx, ctx, { invoice, lines: await linesOf(tx, invoice.id) }, new Date());
+    if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), new Date());
+    // Live accounts and unknown methods are refused (422) here, before anything is written.
+    await createPaymentIntent({
+      ctx,
+      tx,
+      input: {
+        amount_atom: invoice.dueAmountAtom,
+        currency: invoice.currency,
+        customer: invoice.customerId,
+        invoice: invoice.id,
+        payment_method: paymentMethod,
+        confirm: true,
+      },
+    });
+    const [after] = await tx.select().from(invoices).where(eq(invoices.id, invoice.id));
+    return loadInvoice(tx, after!);
   });
 }
 
@@ -383,15 +333,15 @@ async function transition(
   return inChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, id);
     assertStatus(invoice, rule.action, rule.from);
-    const lines = await linesOf(tx, invoice.id);
+    const before = await loadInvoice(tx, invoice);
     const now = new Date();
     const [updated] = await tx
       .update(invoices)
       .set({ ...change(now), updated: now })
       .where(eq(invoices.id, invoice.id))
       .returning();
-    const after = { invoice: updated!, lines };
-    await emit(tx, ctx, rule.event, after, { invoice, lines });
+    const after = { ...before, invoice: updated! };
+    await emit(tx, ctx, rule.event, after, before);
     return after;
   });
 }

@@ -9,6 +9,7 @@ import { emitEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
 import { confirmOutcome, isSandboxPaymentMethod, LIVE_REFUSAL_MESSAGE, SANDBOX_PAYMENT_METHODS, type SandboxPaymentMethod } from "./sandbox";
 import type { PAYMENT_INTENT_STATUSES, PaymentIntentCreateInput } from "./schema";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
@@ -169,7 +170,41 @@ async function recordPayment(
   return row!;
 }
 
+/**
+ * An invoice's intent tells its invoice how it ended (lib/invoices/payment-hooks.ts), in the same
+ * transaction: succeeded pays it, a decline or a required action is recorded on it, partial
+ * funding reduces what is due. The call goes one way: lib/invoices' hooks never import payments.
+ */
+async function notifyInvoice(tx: Transaction, ctx: ServiceContext, before: PaymentIntentRow, after: PaymentIntentRow): Promise<void> {
+  if (after.invoiceId === null) return;
+  const receivedAtom = after.amountReceivedAtom - before.amountReceivedAtom;
+  switch (after.status) {
+    case "succeeded":
+      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "succeeded", receivedAtom });
+    case "partially_funded":
+      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "partially_funded", receivedAtom });
+    case "requires_payment_method":
+      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "payment_failed" });
+    case "requires_action":
+      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "requires_action" });
+    default:
+      // requires_capture: invoice intents capture automatically, so an authorization pays nothing yet.
+      return;
+  }
+}
+
 async function confirmLocked(
+  tx: Transaction,
+  ctx: ServiceContext,
+  before: PaymentIntentRow,
+  requestedMethod: string | undefined,
+): Promise<PaymentIntentRow> {
+  const after = await settleConfirmation(tx, ctx, before, requestedMethod);
+  await notifyInvoice(tx, ctx, before, after);
+  return after;
+}
+
+async function settleConfirmation(
   tx: Transaction,
   ctx: ServiceContext,
   before: PaymentIntentRow,
@@ -267,11 +302,13 @@ export async function capturePaymentIntent({
     // Set with requires_capture by confirmLocked.
     await recordPayment(tx, ctx, before, { amountAtom, paymentMethod: before.paymentMethod! });
     // The uncaptured rest is released, as in Stripe: the intent succeeds with what was captured.
-    return transition(tx, ctx, before, "payment_intent.succeeded", {
+    const after = await transition(tx, ctx, before, "payment_intent.succeeded", {
       status: "succeeded",
       amountReceivedAtom: before.amountReceivedAtom + amountAtom,
       amountCapturableAtom: 0,
     });
+    await notifyInvoice(tx, ctx, before, after);
+    return after;
   });
 }
 

@@ -1,13 +1,14 @@
 import { and, count, desc, eq, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { refunds } from "@/db/schema";
+import { paymentIntents, refunds } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
 import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
 import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/service";
 import type { RefundCreateInput } from "./schema";
@@ -71,7 +72,15 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
       data: serializeRefund(settled!, ctx.livemode),
       previousData: serializeRefund(pending!, ctx.livemode),
     });
-    if (succeeded) await markPaymentRefunded(tx, ctx, payment, amountAtom);
+    if (succeeded) {
+      await markPaymentRefunded(tx, ctx, payment, amountAtom);
+      // A payment of an invoice's intent: the invoice hears of it (invoice.refunded; it stays paid).
+      const [intent] = await tx
+        .select({ invoiceId: paymentIntents.invoiceId })
+        .from(paymentIntents)
+        .where(eq(paymentIntents.id, payment.paymentIntentId));
+      if (intent?.invoiceId) await recordInvoiceRefund(tx, ctx, intent.invoiceId);
+    }
     return settled!;
   });
 }

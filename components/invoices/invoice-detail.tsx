@@ -1,0 +1,160 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ApiError, apiFetch } from "@/components/api-client";
+import { customerHref } from "@/components/customers/format";
+import { DetailItem, Time } from "@/components/events/bits";
+import { eventsHref } from "@/components/events/format";
+import { Card, CopyButton, ErrorBox, Loading, PageHeader, StatusBadge, Table } from "@/components/ui";
+import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
+import type { Invoice } from "./types";
+
+const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
+
+function Dash() {
+  return <span className="text-slate-600">—</span>;
+}
+
+/** One invoice: its amounts, lifecycle dates and lines, and a way to its event timeline. */
+export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; invoiceId: string }) {
+  const query = useQuery({
+    queryKey: invoiceQueryKeys.invoice(accountId, invoiceId),
+    queryFn: () => apiFetch<Invoice>(`/${accountId}/invoices/${encodeURIComponent(invoiceId)}`),
+    // A missing invoice stays missing: show it at once instead of retrying.
+    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  });
+
+  const back = (
+    <Link href={invoicesHref(accountId)} className={linkClass}>
+      <span aria-hidden="true">← </span>
+      Back to invoices
+    </Link>
+  );
+
+  if (query.isPending) {
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        <Loading what="Loading invoice" />
+      </>
+    );
+  }
+  if (query.isError) {
+    const notFound = query.error instanceof ApiError && query.error.status === 404;
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        {notFound ? (
+          <>
+            <PageHeader title="No such invoice" />
+            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
+              No such invoice in this account: <code className="break-all font-mono text-xs">{invoiceId}</code>. It may belong
+              to the other (live or sandbox) account.
+            </p>
+          </>
+        ) : (
+          <>
+            <PageHeader title="Invoice" />
+            <ErrorBox error={query.error} />
+          </>
+        )}
+      </>
+    );
+  }
+
+  const invoice = query.data;
+  const money = (atoms: number): ReactNode => <span className="tabular-nums">{formatMoney(atoms, invoice.currency)}</span>;
+  return (
+    <>
+      <div className="mb-2">{back}</div>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{invoice.id}</h1>
+        <div className="flex flex-wrap items-center gap-2">
+          <CopyButton value={invoice.id} label="Copy id" />
+          <Link href={eventsHref(accountId, { aggregate_id: invoice.id })} className={linkClass}>
+            View timeline
+          </Link>
+        </div>
+      </div>
+      <div className="space-y-4">
+        <Card title="Invoice">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            <DetailItem label="Status">
+              <StatusBadge status={invoice.status} />
+            </DetailItem>
+            <DetailItem label="Customer">
+              <Link href={customerHref(accountId, invoice.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
+                {invoice.customer}
+              </Link>
+            </DetailItem>
+            <DetailItem label="Currency">{invoice.currency.toUpperCase()}</DetailItem>
+            <DetailItem label="Subtotal">{money(invoice.subtotal_atom)}</DetailItem>
+            <DetailItem label="Discount">
+              {money(invoice.discount_atom)}
+              {invoice.discount && <code className="ml-2 break-all font-mono text-xs text-slate-600">{invoice.discount}</code>}
+            </DetailItem>
+            <DetailItem label="Total">
+              <span className="font-semibold">{money(invoice.total_amount_atom)}</span>
+            </DetailItem>
+            <DetailItem label="Due">{money(invoice.due_amount_atom)}</DetailItem>
+            <DetailItem label="Paid">{money(invoice.paid_amount_atom)}</DetailItem>
+            <DetailItem label="Subscription">
+              {invoice.subscription ? <code className="break-all font-mono text-xs">{invoice.subscription}</code> : <Dash />}
+            </DetailItem>
+            <DetailItem label="Description" wide>
+              {invoice.description ? <span className="whitespace-pre-wrap break-words">{invoice.description}</span> : <Dash />}
+            </DetailItem>
+          </dl>
+        </Card>
+        <Card title="Dates">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            <DetailItem label="Created">
+              <Time iso={invoice.created} />
+            </DetailItem>
+            <DetailItem label="Due date">
+              <Time iso={invoice.due_date} />
+            </DetailItem>
+            <DetailItem label="Finalized">
+              <Time iso={invoice.finalized_at} />
+            </DetailItem>
+            <DetailItem label="Paid">
+              <Time iso={invoice.paid_at} />
+            </DetailItem>
+            <DetailItem label="Voided">
+              <Time iso={invoice.voided_at} />
+            </DetailItem>
+            <DetailItem label="Marked uncollectible">
+              <Time iso={invoice.marked_uncollectible_at} />
+            </DetailItem>
+            <DetailItem label="Updated">
+              <Time iso={invoice.updated} />
+            </DetailItem>
+            <DetailItem label="Livemode">{invoice.livemode ? "true (live)" : "false (sandbox)"}</DetailItem>
+          </dl>
+        </Card>
+        <Card title="Lines">
+          {invoice.lines.length === 0 ? (
+            <p className="text-sm text-slate-600">No lines.</p>
+          ) : (
+            <Table label="Lines" head={["Description / price", "Quantity", "Unit amount", "Amount"]}>
+              {invoice.lines.map((line) => (
+                <tr key={line.id} className="align-top">
+                  <td className="px-2 py-2">
+                    {line.description && <span className="block whitespace-pre-wrap break-words">{line.description}</span>}
+                    {line.price && <code className="block break-all font-mono text-xs text-slate-600">{line.price}</code>}
+                    {!line.description && !line.price && <Dash />}
+                  </td>
+                  <td className="px-2 py-2 tabular-nums">{line.quantity}</td>
+                  <td className="whitespace-nowrap px-2 py-2">{money(line.unit_amount_atom)}</td>
+                  <td className="whitespace-nowrap px-2 py-2">{money(line.amount_atom)}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

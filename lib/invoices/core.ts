@@ -1,0 +1,122 @@
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { getDb, type Executor, type Transaction } from "@/db/client";
+import { invoiceLines, invoices, paymentIntents } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import type { EventType } from "@/lib/events/catalogue";
+import type { InvoiceStatus } from "./schema";
+import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
+
+/*
+ * Internals shared by the invoice verbs (service.ts) and the payment hooks (payment-hooks.ts).
+ * This module imports nothing from lib/payments, so lib/payments can call the hooks without a cycle.
+ */
+
+/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked. */
+const LOCK_NOT_AVAILABLE = "55P03";
+
+/** The SQLSTATE of a database error; drizzle wraps the driver's error as `cause`. */
+function sqlState(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export const ofAccount = (accountId: string, id: string) => and(eq(invoices.accountId, accountId), eq(invoices.id, id));
+
+/**
+ * The invoice, locked with NOWAIT: while another operation modifies it, refuse at once with the
+ * spec's retryable `invoice_locked` instead of queueing behind it (nothing has changed yet).
+ */
+export async function lockInvoice(tx: Transaction, accountId: string, id: string): Promise<InvoiceRow> {
+  let row: InvoiceRow | undefined;
+  try {
+    [row] = await tx.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true });
+  } catch (error) {
+    if (sqlState(error) !== LOCK_NOT_AVAILABLE) throw error;
+    // The transaction is aborted; a plain read on another connection does not wait for the lock.
+    const db = await getDb();
+    const [locked] = await db.select({ subscriptionId: invoices.subscriptionId }).from(invoices).where(ofAccount(accountId, id));
+    throw retryableConflict({
+      errorCode: "invoice_locked",
+      title: "Invoice Locked",
+      detail: `Invoice '${id}' is being modified by another operation; nothing was changed. Retry the same request in a few seconds.`,
+      fields: { invoice_id: id, subscription_id: locked?.subscriptionId ?? null },
+    });
+  }
+  if (!row) throw notFound("invoice", id);
+  return row;
+}
+
+export async function linesOf(executor: Executor, invoiceId: string): Promise<InvoiceLineRow[]> {
+  return executor
+    .select()
+    .from(invoiceLines)
+    .where(eq(invoiceLines.invoiceId, invoiceId))
+    .orderBy(asc(invoiceLines.created), asc(invoiceLines.id));
+}
+
+/** The latest payment intent (by creation) of each invoice; invoices without one are absent. */
+export async function latestPaymentIntents(executor: Executor, invoiceIds: readonly string[]): Promise<Map<string, string>> {
+  const latest = new Map<string, string>();
+  if (invoiceIds.length === 0) return latest;
+  const rows = await executor
+    .select({ id: paymentIntents.id, invoiceId: paymentIntents.invoiceId })
+    .from(paymentIntents)
+    .where(inArray(paymentIntents.invoiceId, [...invoiceIds]))
+    .orderBy(desc(paymentIntents.created), desc(paymentIntents.id));
+  for (const row of rows) {
+    if (row.invoiceId !== null && !latest.has(row.invoiceId)) latest.set(row.invoiceId, row.id);
+  }
+  return latest;
+}
+
+/** The invoice with its lines and its latest payment intent, as every answer and event shows it. */
+export async function loadInvoice(executor: Executor, invoice: InvoiceRow): Promise<InvoiceWithLines> {
+  const [lines, latest] = await Promise.all([linesOf(executor, invoice.id), latestPaymentIntents(executor, [invoice.id])]);
+  return { invoice, lines, paymentIntent: latest.get(invoice.id) ?? null };
+}
+
+export function invalidTransition(invoice: InvoiceRow, action: string, allowed: readonly InvoiceStatus[]): ServiceError {
+  return new ServiceError(
+    "conflict",
+    `Invoice '${invoice.id}' is ${invoice.status}; only ${allowed.join(" or ")} invoices can be ${action}.`,
+  );
+}
+
+export function assertStatus(invoice: InvoiceRow, action: string, allowed: readonly InvoiceStatus[]): void {
+  if (!allowed.includes(invoice.status)) throw invalidTransition(invoice, action, allowed);
+}
+
+export async function emit(
+  tx: Transaction,
+  ctx: ServiceContext,
+  type: EventType,
+  after: InvoiceWithLines,
+  before: InvoiceWithLines | null,
+): Promise<void> {
+  await emitEvent(tx, ctx, {
+    type,
+    aggregateId: after.invoice.id,
+    data: serializeInvoice(after, ctx.livemode),
+    previousData: before ? serializeInvoice(before, ctx.livemode) : null,
+  });
+}
+
+/** Open → paid: nothing left due, everything paid; emits invoice.paid then invoice.payment_succeeded. */
+export async function markPaid(tx: Transaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
+  const [paid] = await tx
+    .update(invoices)
+    .set({ status: "paid", dueAmountAtom: 0, paidAmountAtom: before.invoice.totalAmountAtom, paidAt: now, updated: now })
+    .where(eq(invoices.id, before.invoice.id))
+    .returning();
+  const after = { ...before, invoice: paid! };
+  await emit(tx, ctx, "invoice.paid", after, before);
+  await emit(tx, ctx, "invoice.payment_succeeded", after, before);
+  return after;
+}

@@ -1,0 +1,87 @@
+import { eq } from "drizzle-orm";
+import type { Transaction } from "@/db/client";
+import { invoices } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { ServiceError } from "@/lib/errors";
+import { assertStatus, emit, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
+
+/*
+ * What payments and refunds tell invoices. The dependency is one-directional: lib/payments and
+ * lib/refunds call these inside their own transaction; this module never imports them.
+ */
+
+/** How a confirmation (or capture) of an invoice's payment intent ended. */
+export type PaymentIntentOutcome =
+  | { kind: "succeeded"; receivedAtom: number }
+  | { kind: "partially_funded"; receivedAtom: number }
+  | { kind: "payment_failed" }
+  | { kind: "requires_action" };
+
+/**
+ * Applies an invoice payment intent's outcome to its invoice, in the intent's transaction, with the
+ * invoice locked (NOWAIT: `invoice_locked` while another operation holds it; the transaction then
+ * rolls back, so the intent is unchanged too). `receivedAtom` is what this confirmation collected.
+ *
+ * - received the whole due amount → paid (`invoice.paid`, `invoice.payment_succeeded`);
+ * - received part of it → still open, `paid_amount_atom` up and `due_amount_atom` down by it,
+ *   no invoice event (the catalogue has no `invoice.updated`; `payment_intent.partially_funded`
+ *   and `payment.succeeded` record it);
+ * - declined → unchanged, `invoice.payment_failed`;
+ * - requires action → unchanged, `invoice.payment_action_required`.
+ *
+ * An invoice that is no longer open or uncollectible (paid another way, voided) refuses (409), as
+ * does a payment that would exceed what is due: nothing is collected twice.
+ */
+export async function applyPaymentIntentOutcome(
+  tx: Transaction,
+  ctx: ServiceContext,
+  invoiceId: string,
+  outcome: PaymentIntentOutcome,
+): Promise<void> {
+  const invoice = await lockInvoice(tx, ctx.accountId, invoiceId);
+  assertStatus(invoice, "paid", ["open", "uncollectible"]);
+  const before = await loadInvoice(tx, invoice);
+  switch (outcome.kind) {
+    case "payment_failed":
+      await emit(tx, ctx, "invoice.payment_failed", before, null);
+      return;
+    case "requires_action":
+      await emit(tx, ctx, "invoice.payment_action_required", before, null);
+      return;
+    case "succeeded":
+    case "partially_funded": {
+      if (outcome.receivedAtom > invoice.dueAmountAtom) {
+        throw new ServiceError(
+          "conflict",
+          `Invoice '${invoice.id}' has ${invoice.dueAmountAtom} due; this payment of ${outcome.receivedAtom} would exceed it. Cancel this payment intent.`,
+        );
+      }
+      const now = new Date();
+      if (outcome.receivedAtom === invoice.dueAmountAtom) {
+        await markPaid(tx, ctx, before, now);
+        return;
+      }
+      await tx
+        .update(invoices)
+        .set({
+          paidAmountAtom: invoice.paidAmountAtom + outcome.receivedAtom,
+          dueAmountAtom: invoice.dueAmountAtom - outcome.receivedAtom,
+          updated: now,
+        })
+        .where(eq(invoices.id, invoice.id));
+      return;
+    }
+  }
+}
+
+/**
+ * A succeeded refund of a payment of an invoice's intent: `invoice.refunded` with the invoice as it
+ * stands. As in Stripe the invoice stays paid and its amounts are unchanged (the refund belongs to
+ * the payment); the event only tells the invoice's listeners. A plain read, not a lock: nothing of
+ * the invoice changes, so a refund never waits for or conflicts with an invoice operation.
+ */
+export async function recordInvoiceRefund(tx: Transaction, ctx: ServiceContext, invoiceId: string): Promise<void> {
+  const [invoice] = await tx.select().from(invoices).where(ofAccount(ctx.accountId, invoiceId));
+  if (!invoice) return;
+  await emit(tx, ctx, "invoice.refunded", await loadInvoice(tx, invoice), null);
+}

@@ -1,0 +1,179 @@
+import { defineOperation } from "@/lib/api/operation";
+import {
+  Subscription,
+  SubscriptionActionInput,
+  SubscriptionCancelInput,
+  SubscriptionCreateInput,
+  SubscriptionItemInput,
+  SubscriptionItemList,
+  SubscriptionItemUpdateInput,
+  SubscriptionList,
+  SubscriptionListQuery,
+  SubscriptionUpdateInput,
+} from "./schema";
+
+const tag = "Subscriptions";
+const ITEM_CHANGE = "Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.";
+
+export const listSubscriptionsOperation = defineOperation({
+  operationId: "listSubscriptions",
+  method: "GET",
+  path: "/{account_id}/subscriptions",
+  unscopedPath: "/subscriptions",
+  summary: "List subscriptions",
+  description: "Newest first; filters `customer` and `status`.",
+  tag,
+  access: "secret",
+  query: SubscriptionListQuery,
+  response: { status: 200, description: "A page of subscriptions.", schema: SubscriptionList },
+});
+
+export const createSubscriptionOperation = defineOperation({
+  operationId: "createSubscription",
+  method: "POST",
+  path: "/{account_id}/subscriptions",
+  unscopedPath: "/subscriptions",
+  summary: "Create a subscription",
+  description:
+    "Active recurring prices in one currency and one interval. Without a trial the first period is invoiced at once (`invoice.created`, `customer.subscription.created`, `invoice.finalized`); with `trial_period_days` or `trial_end` it is `trialing` and nothing is invoiced until the trial ends.",
+  tag,
+  access: "secret",
+  body: SubscriptionCreateInput,
+  response: { status: 201, description: "The subscription.", schema: Subscription },
+  errors: [415, 422],
+});
+
+export const getSubscriptionOperation = defineOperation({
+  operationId: "getSubscription",
+  method: "GET",
+  path: "/{account_id}/subscriptions/{subscription_id}",
+  unscopedPath: "/subscriptions/{subscription_id}",
+  summary: "Retrieve a subscription",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404],
+});
+
+export const updateSubscriptionOperation = defineOperation({
+  operationId: "updateSubscription",
+  method: "POST",
+  path: "/{account_id}/subscriptions/{subscription_id}",
+  unscopedPath: "/subscriptions/{subscription_id}",
+  summary: "Update a subscription",
+  description: "`metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.",
+  tag,
+  access: "secret",
+  body: SubscriptionUpdateInput,
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404, 409, 415, 422],
+});
+
+const action = (name: "pause" | "resume", summary: string, description: string) =>
+  defineOperation({
+    operationId: `${name}Subscription`,
+    method: "POST",
+    path: `/{account_id}/subscriptions/{subscription_id}/${name}`,
+    unscopedPath: `/subscriptions/{subscription_id}/${name}`,
+    summary,
+    description,
+    tag,
+    access: "secret",
+    body: SubscriptionActionInput,
+    response: { status: 200, description: "The subscription.", schema: Subscription },
+    errors: [404, 409, 415],
+  });
+
+export const pauseSubscriptionOperation = action(
+  "pause",
+  "Pause a subscription",
+  "Active → paused (`customer.subscription.paused`): renewals bill nothing while paused. 409 in any other status.",
+);
+
+export const resumeSubscriptionOperation = action(
+  "resume",
+  "Resume a subscription",
+  "Paused → active (`customer.subscription.resumed`). 409 in any other status.",
+);
+
+export const cancelSubscriptionOperation = defineOperation({
+  operationId: "cancelSubscription",
+  method: "POST",
+  path: "/{account_id}/subscriptions/{subscription_id}/cancel",
+  unscopedPath: "/subscriptions/{subscription_id}/cancel",
+  summary: "Cancel a subscription",
+  description:
+    "Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true`: sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. 409 once cancelled.",
+  tag,
+  access: "secret",
+  body: SubscriptionCancelInput,
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404, 409, 415, 422],
+});
+
+export const listSubscriptionItemsOperation = defineOperation({
+  operationId: "listSubscriptionItems",
+  method: "GET",
+  path: "/{account_id}/subscriptions/{subscription_id}/items",
+  unscopedPath: "/subscriptions/{subscription_id}/items",
+  summary: "List a subscription's items",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "All items (at most 20).", schema: SubscriptionItemList },
+  errors: [404],
+});
+
+export const addSubscriptionItemOperation = defineOperation({
+  operationId: "addSubscriptionItem",
+  method: "POST",
+  path: "/{account_id}/subscriptions/{subscription_id}/items",
+  unscopedPath: "/subscriptions/{subscription_id}/items",
+  summary: "Add an item",
+  description: `An active recurring price on the subscription's currency and interval, not already an item (422 on \`price\` otherwise). ${ITEM_CHANGE}`,
+  tag,
+  access: "secret",
+  body: SubscriptionItemInput,
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404, 409, 415, 422],
+});
+
+export const updateSubscriptionItemOperation = defineOperation({
+  operationId: "updateSubscriptionItem",
+  method: "POST",
+  path: "/{account_id}/subscriptions/{subscription_id}/items/{item_id}",
+  unscopedPath: "/subscriptions/{subscription_id}/items/{item_id}",
+  summary: "Change an item's quantity",
+  description: ITEM_CHANGE,
+  tag,
+  access: "secret",
+  body: SubscriptionItemUpdateInput,
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404, 409, 415, 422],
+});
+
+export const removeSubscriptionItemOperation = defineOperation({
+  operationId: "removeSubscriptionItem",
+  method: "DELETE",
+  path: "/{account_id}/subscriptions/{subscription_id}/items/{item_id}",
+  unscopedPath: "/subscriptions/{subscription_id}/items/{item_id}",
+  summary: "Remove an item",
+  description: `The last item cannot be removed (409: cancel the subscription instead). ${ITEM_CHANGE}`,
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The subscription.", schema: Subscription },
+  errors: [404, 409],
+});
+
+export const subscriptionOperations = [
+  listSubscriptionsOperation,
+  createSubscriptionOperation,
+  getSubscriptionOperation,
+  updateSubscriptionOperation,
+  pauseSubscriptionOperation,
+  resumeSubscriptionOperation,
+  cancelSubscriptionOperation,
+  listSubscriptionItemsOperation,
+  addSubscriptionItemOperation,
+  updateSubscriptionItemOperation,
+  removeSubscriptionItemOperation,
+];

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
+
+export const SUBSCRIPTION_STATUSES = ["trialing", "active", "paused", "cancelled"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const MAX_ITEMS = 20;
+export const MAX_TRIAL_DAYS = 730;
+
+/** The quantity column is a 32-bit integer. */
+const Quantity = z
+  .int({ error: "Must be a whole number from 1 to 2147483647." })
+  .min(1, "Must be 1 or more.")
+  .max(2_147_483_647, "Must be at most 2147483647.")
+  .meta({ description: "Default 1." });
+
+export const SubscriptionItemInput = z
+  .strictObject({
+    price: z.string().min(1).meta({ description: "An active recurring price (`price_…`) of this account." }),
+    quantity: Quantity.optional(),
+  })
+  .meta({ id: "SubscriptionItemInput" });
+
+export const SubscriptionCreateInput = z
+  .strictObject({
+    customer: z.string().min(1).meta({ description: "The customer (`cus_…`) of this account." }),
+    items: z
+      .array(SubscriptionItemInput)
+      .min(1, "At least one item.")
+      .max(MAX_ITEMS, `At most ${MAX_ITEMS} items.`)
+      .meta({ description: "Recurring prices, all in one currency and with one interval." }),
+    trial_period_days: z
+      .int({ error: `Must be a whole number of days from 1 to ${MAX_TRIAL_DAYS}.` })
+      .min(1, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
+      .max(MAX_TRIAL_DAYS, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
+      .optional(),
+    trial_end: DateTime.optional().meta({ description: "End of the trial, in the future; excludes `trial_period_days`." }),
+    metadata: Metadata.optional(),
+  })
+  .superRefine((input, issues) => {
+    if (input.trial_period_days !== undefined && input.trial_end !== undefined) {
+      issues.addIssue({ code: "custom", path: ["trial_end"], message: "Give trial_end or trial_period_days, not both." });
+    }
+  })
+  .meta({ id: "SubscriptionCreateInput" });
+
+export const SubscriptionUpdateInput = z
+  .strictObject({
+    metadata: MetadataPatch.optional(),
+    cancel_at_period_end: z.boolean().optional().meta({ description: "True: cancel when the current period ends." }),
+  })
+  .meta({ id: "SubscriptionUpdateInput" });
+
+export const SubscriptionCancelInput = z
+  .strictObject({
+    at_period_end: z.boolean().optional().meta({ description: "True: cancel when the current period ends. Default false (now)." }),
+  })
+  .meta({ id: "SubscriptionCancelInput" });
+
+export const SubscriptionActionInput = z.strictObject({}).meta({ id: "SubscriptionActionInput" });
+
+export const SubscriptionItemUpdateInput = z
+  .strictObject({ quantity: Quantity })
+  .meta({ id: "SubscriptionItemUpdateInput" });
+
+export const SubscriptionItem = z
+  .object({
+    id: z.string().meta({ example: "si_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    object: z.literal("subscription_item"),
+    subscription: z.string(),
+    price: z.string(),
+    quantity: z.number().int(),
+  })
+  .meta({ id: "SubscriptionItem" });
+
+export const Subscription = z
+  .object({
+    id: z.string().meta({ example: "sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    object: z.literal("subscription"),
+    customer: z.string(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    currency: z.string(),
+    items: z.array(z.object({ id: z.string(), price: z.string(), quantity: z.number().int() })),
+    current_period_start: DateTime,
+    current_period_end: DateTime,
+    trial_end: DateTime.nullable(),
+    cancel_at_period_end: z.boolean(),
+    cancelled_at: DateTime.nullable(),
+    paused_at: DateTime.nullable(),
+    latest_invoice: z.string().nullable().meta({ description: "The newest invoice (`in_…`) it produced." }),
+    metadata: z.record(z.string(), z.string()),
+    livemode: z.boolean(),
+    created: DateTime,
+    updated: DateTime,
+  })
+  .meta({ id: "Subscription" });
+
+export const SubscriptionList = listEnvelopeSchema(Subscription, "SubscriptionList");
+export const SubscriptionItemList = listEnvelopeSchema(SubscriptionItem, "SubscriptionItemList");
+
+export const SubscriptionListQuery = PaginationQuery.extend({
+  customer: z.string().min(1).optional().meta({ description: "Only this customer's subscriptions." }),
+  status: z
+    .enum(SUBSCRIPTION_STATUSES, { error: `status must be one of ${SUBSCRIPTION_STATUSES.join(", ")}.` })
+    .optional(),
+});
+
+export type SubscriptionObject = z.input<typeof Subscription>;
+export type SubscriptionItemObject = z.input<typeof SubscriptionItem>;

@@ -1,0 +1,37 @@
+import type { subscriptionItems, subscriptions } from "@/db/schema";
+import type { SubscriptionItemObject, SubscriptionObject } from "./schema";
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type SubscriptionItemRow = typeof subscriptionItems.$inferSelect;
+
+/** A subscription with its live (not removed) items in creation order. */
+export type SubscriptionWithItems = { subscription: SubscriptionRow; items: SubscriptionItemRow[] };
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function serializeSubscriptionItem(row: SubscriptionItemRow): SubscriptionItemObject {
+  return { id: row.id, object: "subscription_item", subscription: row.subscriptionId, price: row.priceId, quantity: row.quantity };
+}
+
+/** The subscription as the API shows it, and as event data records it. */
+export function serializeSubscription({ subscription: s, items }: SubscriptionWithItems, livemode: boolean): SubscriptionObject {
+  return {
+    id: s.id,
+    object: "subscription",
+    customer: s.customerId,
+    status: s.status,
+    currency: s.currency,
+    items: items.map((item) => ({ id: item.id, price: item.priceId, quantity: item.quantity })),
+    current_period_start: s.currentPeriodStart.toISOString(),
+    current_period_end: s.currentPeriodEnd.toISOString(),
+    trial_end: iso(s.trialEnd),
+    cancel_at_period_end: s.cancelAtPeriodEnd,
+    cancelled_at: iso(s.cancelledAt),
+    paused_at: iso(s.pausedAt),
+    latest_invoice: s.latestInvoiceId,
+    metadata: s.metadata,
+    livemode,
+    created: s.created.toISOString(),
+    updated: s.updated.toISOString(),
+  };
+}

@@ -1,0 +1,453 @@
+import { and, asc, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import type { z } from "zod";
+import { getDb, type Executor, type Transaction } from "@/db/client";
+import { customers, invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
+import type { Page } from "@/lib/api/pagination";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { emitEvent } from "@/lib/events/emit";
+import type { EventType } from "@/lib/events/catalogue";
+import { inChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
+import { patchRecord } from "@/lib/schemas";
+import { addIntervals, nextPeriodEnd, type Interval } from "./period";
+import type {
+  SubscriptionCancelInput,
+  SubscriptionCreateInput,
+  SubscriptionItemInput,
+  SubscriptionStatus,
+  SubscriptionUpdateInput,
+} from "./schema";
+import { serializeSubscription, type SubscriptionItemRow, type SubscriptionRow, type SubscriptionWithItems } from "./serialize";
+
+type PriceRow = typeof prices.$inferSelect;
+type Schedule = { currency: string; interval: Interval; intervalCount: number };
+
+const DAY_MS = 86_400_000;
+const ofAccount = (accountId: string, id: string) => and(eq(subscriptions.accountId, accountId), eq(subscriptions.id, id));
+
+async function itemsOf(executor: Executor, subscriptionId: string): Promise<SubscriptionItemRow[]> {
+  return executor
+    .select()
+    .from(subscriptionItems)
+    .where(and(eq(subscriptionItems.subscriptionId, subscriptionId), isNull(subscriptionItems.deletedAt)))
+    .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
+}
+
+async function lockSubscription(tx: Transaction, accountId: string, id: string): Promise<SubscriptionWithItems> {
+  const [subscription] = await tx.select().from(subscriptions).where(ofAccount(accountId, id)).for("update");
+  if (!subscription) throw notFound("subscription", id);
+  return { subscription, items: await itemsOf(tx, id) };
+}
+
+/**
+ * A price a subscription may bill: of the account, not deleted, active, recurring, and on the
+ * subscription's schedule (same currency, interval and interval count). Anything else is a 422
+ * naming the body field, as for an invoice line's price.
+ */
+async function recurringPrice(executor: Executor, accountId: string, id: string, field: string, schedule: Schedule | null): Promise<PriceRow> {
+  const [price] = await executor
+    .select()
+    .from(prices)
+    .where(and(eq(prices.accountId, accountId), eq(prices.id, id), isNull(prices.deletedAt)));
+  const refuse = (message: string) => validationFailed([{ field, message }], message);
+  if (!price) throw refuse(`No such price: '${id}'.`);
+  if (!price.active) throw refuse(`Price '${price.id}' is archived.`);
+  if (price.type !== "recurring" || !price.recurringInterval || !price.recurringIntervalCount) {
+    throw refuse(`Price '${price.id}' is one_time; a subscription needs recurring prices.`);
+  }
+  if (schedule) {
+    if (price.currency !== schedule.currency) {
+      throw refuse(`Price '${price.id}' is in ${price.currency}; the subscription is in ${schedule.currency}.`);
+    }
+    if (price.recurringInterval !== schedule.interval || price.recurringIntervalCount !== schedule.intervalCount) {
+      throw refuse(
+        `Price '${price.id}' bills every ${price.recurringIntervalCount} ${price.recurringInterval}; the subscription bills every ${schedule.intervalCount} ${schedule.interval}.`,
+      );
+    }
+  }
+  return price;
+}
+
+const scheduleOf = (price: PriceRow): Schedule => ({
+  currency: price.currency,
+  // recurringPrice checked both are set.
+  interval: price.recurringInterval!,
+  intervalCount: price.recurringIntervalCount!,
+});
+
+/** All items' prices, checked in body order; the first fixes the schedule the others must follow. */
+async function resolveItems(executor: Executor, accountId: string, items: z.output<typeof SubscriptionItemInput>[]) {
+  const resolved: { price: PriceRow; quantity: number }[] = [];
+  let schedule: Schedule | null = null;
+  for (const [index, item] of items.entries()) {
+    const field = `items.${index}.price`;
+    const price = await recurringPrice(executor, accountId, item.price, field, schedule);
+    if (resolved.some((r) => r.price.id === price.id)) {
+      throw validationFailed([{ field, message: `Price '${price.id}' appears twice; set its quantity instead.` }]);
+    }
+    schedule ??= scheduleOf(price);
+    resolved.push({ price, quantity: item.quantity ?? 1 });
+  }
+  return { resolved, schedule: schedule! };
+}
+
+/**
+ * The subscription's schedule, from its first item's price (all items share it). Prices are never
+ * changed in their schedule, so an archived or deleted one still tells it.
+ */
+async function scheduleOfSubscription(executor: Executor, items: SubscriptionItemRow[]): Promise<Schedule> {
+  const [price] = await executor.select().from(prices).where(eq(prices.id, items[0]!.priceId));
+  return scheduleOf(price!);
+}
+
+async function emit(
+  tx: Transaction,
+  ctx: ServiceContext,
+  type: EventType,
+  after: SubscriptionWithItems,
+  before: SubscriptionWithItems | null,
+): Promise<void> {
+  await emitEvent(tx, ctx, {
+    type,
+    aggregateId: after.subscription.id,
+    data: serializeSubscription(after, ctx.livemode),
+    previousData: before ? serializeSubscription(before, ctx.livemode) : null,
+  });
+}
+
+/**
+ * A draft invoice of the items, through the invoices service (its own transaction: it takes no
+ * `tx`). An item whose price was archived or deleted since keeps billing what the customer agreed
+ * to, as a custom line naming the price (invoice lines accept only active prices).
+ */
+async function draftInvoice(ctx: ServiceContext, subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">, items: SubscriptionItemRow[]) {
+  const db = await getDb();
+  const rows = await db.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
+  const lines = items.map((item) => {
+    const price = rows.find((row) => row.id === item.priceId)!;
+    return price.active && price.deletedAt === null
+      ? { price: price.id, quantity: item.quantity }
+      : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity };
+  });
+  return createInvoice({
+    ctx,
+    input: { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines },
+  });
+}
+
+/** Links a draft the subscription produced to it (lib/invoices creates invoices without subscription). */
+async function linkInvoice(tx: Transaction, invoiceId: string, subscriptionId: string): Promise<void> {
+  await tx.update(invoices).set({ subscriptionId }).where(and(eq(invoices.id, invoiceId), eq(invoices.status, "draft")));
+}
+
+export async function createSubscription({
+  ctx,
+  input,
+}: Verb<z.output<typeof SubscriptionCreateInput>>): Promise<SubscriptionWithItems> {
+  const now = new Date();
+  let trialEnd: Date | null = null;
+  if (input.trial_period_days !== undefined) trialEnd = new Date(now.getTime() + input.trial_period_days * DAY_MS);
+  if (input.trial_end !== undefined) {
+    trialEnd = new Date(input.trial_end);
+    if (trialEnd.getTime() <= now.getTime()) throw validationFailed([{ field: "trial_end", message: "Must be in the future." }]);
+    if (trialEnd.getTime() > now.getTime() + 730 * DAY_MS) {
+      throw validationFailed([{ field: "trial_end", message: "Must be at most 730 days ahead." }]);
+    }
+  }
+  // Checked before any invoice is drafted, so a refused request leaves nothing behind.
+  const db = await getDb();
+  const [customer] = await db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)));
+  if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
+  const checked = await resolveItems(db, ctx.accountId, input.items);
+
+  const id = newId("subscription");
+  const header = { id, customerId: customer.id, currency: checked.schedule.currency };
+  const itemRows = checked.resolved.map(({ price, quantity }) => ({
+    id: newId("subscriptionItem"),
+    subscriptionId: id,
+    priceId: price.id,
+    quantity,
+    created: now,
+    updated: now,
+  }));
+  // Without a trial the first period is billed now: the draft comes first (invoice.created), then
+  // the subscription pointing at it (customer.subscription.created), then its finalization.
+  const draft = trialEnd ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
+
+  const created = await inChangeTransaction(async (tx) => {
+    const [locked] = await tx
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, customer.id), isNull(customers.deletedAt)))
+      .for("share");
+    if (!locked) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
+    const { schedule } = checked;
+    const [subscription] = await tx
+      .insert(subscriptions)
+      .values({
+        ...header,
+        accountId: ctx.accountId,
+        status: trialEnd ? "trialing" : "active",
+        currentPeriodStart: now,
+        currentPeriodEnd: trialEnd ?? addIntervals(now, schedule.interval, schedule.intervalCount),
+        trialEnd,
+        latestInvoiceId: draft?.invoice.id ?? null,
+        metadata: input.metadata ?? {},
+        created: now,
+        updated: now,
+      })
+      .returning();
+    const items = await tx.insert(subscriptionItems).values(itemRows).returning();
+    if (draft) await linkInvoice(tx, draft.invoice.id, id);
+    const result = { subscription: subscription!, items };
+    await emit(tx, ctx, "customer.subscription.created", result, null);
+    return result;
+  });
+  if (draft) await finalizeInvoice({ ctx, input: { id: draft.invoice.id } });
+  return created;
+}
+
+export async function getSubscription({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionWithItems> {
+  const db = await getDb();
+  const [subscription] = await db.select().from(subscriptions).where(ofAccount(ctx.accountId, input.id));
+  if (!subscription) throw notFound("subscription", input.id);
+  return { subscription, items: await itemsOf(db, subscription.id) };
+}
+
+export type SubscriptionFilters = { customer?: string; status?: SubscriptionStatus };
+
+export async function listSubscriptions({
+  ctx,
+  input,
+}: Verb<Page & SubscriptionFilters>): Promise<{ items: SubscriptionWithItems[]; total: number }> {
+  const db = await getDb();
+  const conditions: (SQL | undefined)[] = [eq(subscriptions.accountId, ctx.accountId)];
+  if (input.customer !== undefined) conditions.push(eq(subscriptions.customerId, input.customer));
+  if (input.status !== undefined) conditions.push(eq(subscriptions.status, input.status));
+  const where = and(...conditions);
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(subscriptions).where(where).orderBy(desc(subscriptions.created), desc(subscriptions.id)).limit(input.limit).offset(input.offset),
+    db.select({ total: count() }).from(subscriptions).where(where),
+  ]);
+  const items =
+    rows.length === 0
+      ? []
+      : await db
+          .select()
+          .from(subscriptionItems)
+          .where(and(inArray(subscriptionItems.subscriptionId, rows.map((row) => row.id)), isNull(subscriptionItems.deletedAt)))
+          .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
+  return {
+    items: rows.map((subscription) => ({ subscription, items: items.filter((item) => item.subscriptionId === subscription.id) })),
+    total: totals?.total ?? 0,
+  };
+}
+
+function assertStatus(subscription: SubscriptionRow, action: string, allowed: readonly SubscriptionStatus[]): void {
+  if (!allowed.includes(subscription.status)) {
+    throw new ServiceError(
+      "conflict",
+      `Subscription '${subscription.id}' is ${subscription.status}; only ${allowed.join(" or ")} subscriptions can be ${action}.`,
+    );
+  }
+}
+
+const LIVE: readonly SubscriptionStatus[] = ["trialing", "active", "paused"];
+
+/**
+ * One locked change: `change` writes and returns nothing, or returns false when nothing changed
+ * (no event then). The state after is read back, so the event records exactly what is stored.
+ */
+async function change(
+  ctx: ServiceContext,
+  id: string,
+  type: EventType,
+  apply: (tx: Transaction, before: SubscriptionWithItems, now: Date) => Promise<boolean>,
+): Promise<SubscriptionWithItems> {
+  return inChangeTransaction(async (tx) => {
+    const before = await lockSubscription(tx, ctx.accountId, id);
+    const now = new Date();
+    if (!(await apply(tx, before, now))) return before;
+    const [subscription] = await tx.update(subscriptions).set({ updated: now }).where(eq(subscriptions.id, id)).returning();
+    const after = { subscription: subscription!, items: await itemsOf(tx, id) };
+    await emit(tx, ctx, type, after, before);
+    return after;
+  });
+}
+
+const setFields = (tx: Transaction, id: string, fields: Partial<typeof subscriptions.$inferInsert>) =>
+  tx.update(subscriptions).set(fields).where(eq(subscriptions.id, id));
+
+export async function updateSubscription({
+  ctx,
+  input,
+}: Verb<{ id: string; changes: z.output<typeof SubscriptionUpdateInput> }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription: before }) => {
+    assertStatus(before, "updated", LIVE);
+    const next = {
+      metadata: patchRecord(before.metadata, input.changes.metadata),
+      cancelAtPeriodEnd: input.changes.cancel_at_period_end ?? before.cancelAtPeriodEnd,
+    };
+    if (next.cancelAtPeriodEnd === before.cancelAtPeriodEnd && JSON.stringify(next.metadata) === JSON.stringify(before.metadata)) {
+      return false;
+    }
+    await setFields(tx, before.id, next);
+    return true;
+  });
+}
+
+export async function pauseSubscription({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.paused", async (tx, { subscription }, now) => {
+    assertStatus(subscription, "paused", ["active"]);
+    await setFields(tx, subscription.id, { status: "paused", pausedAt: now });
+    return true;
+  });
+}
+
+export async function resumeSubscription({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.resumed", async (tx, { subscription }) => {
+    assertStatus(subscription, "resumed", ["paused"]);
+    await setFields(tx, subscription.id, { status: "active", pausedAt: null });
+    return true;
+  });
+}
+
+export async function cancelSubscription({
+  ctx,
+  input,
+}: Verb<{ id: string; options: z.output<typeof SubscriptionCancelInput> }>): Promise<SubscriptionWithItems> {
+  if (input.options.at_period_end === true) {
+    return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription }) => {
+      assertStatus(subscription, "cancelled", LIVE);
+      if (subscription.cancelAtPeriodEnd) return false;
+      await setFields(tx, subscription.id, { cancelAtPeriodEnd: true });
+      return true;
+    });
+  }
+  return change(ctx, input.id, "customer.subscription.cancelled", async (tx, { subscription }, now) => {
+    assertStatus(subscription, "cancelled", LIVE);
+    await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false });
+    return true;
+  });
+}
+
+export async function listSubscriptionItems({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionItemRow[]> {
+  return (await getSubscription({ ctx, input })).items;
+}
+
+/** Item changes take effect from the next renewal invoice (no proration). */
+export async function addSubscriptionItem({
+  ctx,
+  input,
+}: Verb<{ id: string; item: z.output<typeof SubscriptionItemInput> }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
+    assertStatus(subscription, "changed", LIVE);
+    const schedule = await scheduleOfSubscription(tx, items);
+    const price = await recurringPrice(tx, ctx.accountId, input.item.price, "price", schedule);
+    if (items.some((item) => item.priceId === price.id)) {
+      throw validationFailed([{ field: "price", message: `Price '${price.id}' is already an item; change its quantity instead.` }]);
+    }
+    if (items.length >= 20) throw validationFailed([{ field: "price", message: "A subscription has at most 20 items." }]);
+    await tx.insert(subscriptionItems).values({
+      id: newId("subscriptionItem"),
+      subscriptionId: subscription.id,
+      priceId: price.id,
+      quantity: input.item.quantity ?? 1,
+      created: now,
+      updated: now,
+    });
+    return true;
+  });
+}
+
+function itemOf(subscription: SubscriptionRow, items: SubscriptionItemRow[], itemId: string): SubscriptionItemRow {
+  const item = items.find((row) => row.id === itemId);
+  if (!item) throw notFound("subscription item", itemId);
+  assertStatus(subscription, "changed", LIVE);
+  return item;
+}
+
+export async function updateSubscriptionItem({
+  ctx,
+  input,
+}: Verb<{ id: string; itemId: string; quantity: number }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
+    const item = itemOf(subscription, items, input.itemId);
+    if (item.quantity === input.quantity) return false;
+    await tx.update(subscriptionItems).set({ quantity: input.quantity, updated: now }).where(eq(subscriptionItems.id, item.id));
+    return true;
+  });
+}
+
+export async function removeSubscriptionItem({ ctx, input }: Verb<{ id: string; itemId: string }>): Promise<SubscriptionWithItems> {
+  return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
+    const item = itemOf(subscription, items, input.itemId);
+    if (items.length === 1) {
+      throw new ServiceError(
+        "conflict",
+        `Item '${item.id}' is the last item of subscription '${subscription.id}'; cancel the subscription instead.`,
+      );
+    }
+    await tx.update(subscriptionItems).set({ deletedAt: now, updated: now }).where(eq(subscriptionItems.id, item.id));
+    return true;
+  });
+}
+
+export type Renewal = { subscription: SubscriptionWithItems; invoice: InvoiceWithLines | null };
+
+/**
+ * Ends the current period at or after `now` (called by the clock). Active and trialing
+ * subscriptions start the next period (a trial ends: → active) with a finalized invoice of the
+ * items; paused ones start it without an invoice (nothing is billed while paused); one set to
+ * cancel at period end is cancelled instead. One period per call; cancelled or not yet due: 409.
+ */
+export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: Date }>): Promise<Renewal> {
+  const current = await getSubscription({ ctx, input: { id: input.id } });
+  const { subscription } = current;
+  assertStatus(subscription, "renewed", LIVE);
+  if (input.now.getTime() < subscription.currentPeriodEnd.getTime()) {
+    throw new ServiceError(
+      "conflict",
+      `Subscription '${subscription.id}' is not due: its period ends at ${subscription.currentPeriodEnd.toISOString()}.`,
+    );
+  }
+  const bills = !subscription.cancelAtPeriodEnd && subscription.status !== "paused";
+  // The invoices service takes no transaction: the draft is made first, then linked in the same
+  // transaction that advances the period, then finalized.
+  const draft = bills ? await draftInvoice(ctx, subscription, current.items) : null;
+  const renewed = await inChangeTransaction(async (tx) => {
+    const before = await lockSubscription(tx, ctx.accountId, subscription.id);
+    const b = before.subscription;
+    if (b.currentPeriodEnd.getTime() !== subscription.currentPeriodEnd.getTime() || b.status !== subscription.status || b.cancelAtPeriodEnd !== subscription.cancelAtPeriodEnd) {
+      throw new ServiceError("conflict", `Subscription '${b.id}' changed while it was being renewed; renew it again.`);
+    }
+    const now = new Date();
+    if (b.cancelAtPeriodEnd) {
+      await setFields(tx, b.id, { status: "cancelled", cancelledAt: b.currentPeriodEnd, cancelAtPeriodEnd: false, updated: now });
+    } else {
+      const schedule = await scheduleOfSubscription(tx, before.items);
+      // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
+      const anchor = b.trialEnd ?? b.created;
+      await setFields(tx, b.id, {
+        status: b.status === "trialing" ? "active" : b.status,
+        currentPeriodStart: b.currentPeriodEnd,
+        currentPeriodEnd: nextPeriodEnd(anchor, b.currentPeriodEnd, schedule.interval, schedule.intervalCount),
+        ...(draft ? { latestInvoiceId: draft.invoice.id } : {}),
+        updated: now,
+      });
+      if (draft) await linkInvoice(tx, draft.invoice.id, b.id);
+    }
+    const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, b.id));
+    const after = { subscription: row!, items: before.items };
+    await emit(tx, ctx, b.cancelAtPeriodEnd ? "customer.subscription.cancelled" : "customer.subscription.updated", after, before);
+    return after;
+  });
+  const invoice = draft ? await finalizeInvoice({ ctx, input: { id: draft.invoice.id } }) : null;
+  return { subscription: renewed, invoice };
+}
