@@ -15,6 +15,8 @@ test("sign in, a wrong password, sign out", async ({ page }) => {
   const merchant = await signUp(page);
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/signin/);
+  // The form is usable once hydrated (its button is disabled until then).
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
 
   await page.getByLabel("Email").fill(merchant.email);
   await page.getByLabel("Password").fill("not the password");

@@ -25,6 +25,8 @@ export async function signUp(page: Page, company = "Acme"): Promise<Merchant> {
   const email = `e2e-${randomBytes(6).toString("hex")}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
   await page.goto(`${baseUrl()}/signup`);
+  // The form is usable once hydrated (its button is disabled until then).
+  await expect(page.getByRole("button", { name: "Create account" })).toBeEnabled();
   await page.getByLabel("Your name").fill("Ada Merchant");
   await page.getByLabel("Company").fill(company);
   await page.getByLabel("Email").fill(email);

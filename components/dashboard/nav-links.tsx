@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "", label: "Overview" },
   { href: "/customers", label: "Customers" },
+  { href: "/subscriptions", label: "Subscriptions" },
   { href: "/invoices", label: "Invoices" },
   { href: "/tokens", label: "API tokens" },
   { href: "/webhooks", label: "Webhooks" },

@@ -84,6 +84,10 @@ const STATUS_STYLES: Record<string, string> = {
   draft: "bg-slate-100 text-slate-700",
   void: "bg-slate-200 text-slate-700",
   uncollectible: "bg-red-100 text-red-800",
+  // Subscriptions (active is above)
+  trialing: "bg-violet-100 text-violet-800",
+  paused: "bg-amber-100 text-amber-900",
+  cancelled: "bg-slate-200 text-slate-700",
 };
 
 export function StatusBadge({ status, label }: { status: string; label?: string }) {

@@ -1,0 +1,170 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ApiError, apiFetch } from "@/components/api-client";
+import { customerHref } from "@/components/customers/format";
+import { DetailItem, Time } from "@/components/events/bits";
+import { eventsHref } from "@/components/events/format";
+import { invoiceHref } from "@/components/invoices/format";
+import { Card, CopyButton, ErrorBox, Loading, PageHeader, StatusBadge, Table } from "@/components/ui";
+import { subscriptionQueryKeys, subscriptionsHref } from "./format";
+import type { Subscription } from "./types";
+
+const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
+
+function Dash() {
+  return <span className="text-slate-600">—</span>;
+}
+
+/** One subscription: its status, period, items and latest invoice, and a way to its event timeline. */
+export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: string; subscriptionId: string }) {
+  const query = useQuery({
+    queryKey: subscriptionQueryKeys.subscription(accountId, subscriptionId),
+    queryFn: () => apiFetch<Subscription>(`/${accountId}/subscriptions/${encodeURIComponent(subscriptionId)}`),
+    // A missing subscription stays missing: show it at once instead of retrying.
+    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  });
+
+  const back = (
+    <Link href={subscriptionsHref(accountId)} className={linkClass}>
+      <span aria-hidden="true">← </span>
+      Back to subscriptions
+    </Link>
+  );
+
+  if (query.isPending) {
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        <Loading what="Loading subscription" />
+      </>
+    );
+  }
+  if (query.isError) {
+    const notFound = query.error instanceof ApiError && query.error.status === 404;
+    return (
+      <>
+        <div className="mb-2">{back}</div>
+        {notFound ? (
+          <>
+            <PageHeader title="No such subscription" />
+            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
+              No such subscription in this account:{" "}
+              <code className="break-all font-mono text-xs">{subscriptionId}</code>. It may belong to the other (live or
+              sandbox) account.
+            </p>
+          </>
+        ) : (
+          <>
+            <PageHeader title="Subscription" />
+            <ErrorBox error={query.error} />
+          </>
+        )}
+      </>
+    );
+  }
+
+  const subscription = query.data;
+  const metadata = Object.entries(subscription.metadata);
+  return (
+    <>
+      <div className="mb-2">{back}</div>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
+        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{subscription.id}</h1>
+        <div className="flex flex-wrap items-center gap-2">
+          <CopyButton value={subscription.id} label="Copy id" />
+          <Link href={eventsHref(accountId, { aggregate_id: subscription.id })} className={linkClass}>
+            View timeline
+          </Link>
+        </div>
+      </div>
+      <div className="space-y-4">
+        <Card title="Subscription">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            <DetailItem label="Status">
+              <StatusBadge status={subscription.status} />
+            </DetailItem>
+            <DetailItem label="Customer">
+              <Link
+                href={customerHref(accountId, subscription.customer)}
+                className={`break-all font-mono text-xs ${linkClass}`}
+              >
+                {subscription.customer}
+              </Link>
+            </DetailItem>
+            <DetailItem label="Currency">{subscription.currency.toUpperCase()}</DetailItem>
+            <DetailItem label="Latest invoice">
+              {subscription.latest_invoice ? (
+                <Link
+                  href={invoiceHref(accountId, subscription.latest_invoice)}
+                  className={`break-all font-mono text-xs ${linkClass}`}
+                >
+                  {subscription.latest_invoice}
+                </Link>
+              ) : (
+                <Dash />
+              )}
+            </DetailItem>
+            <DetailItem label="Cancel at period end">{subscription.cancel_at_period_end ? "Yes" : "No"}</DetailItem>
+            <DetailItem label="Livemode">{subscription.livemode ? "true (live)" : "false (sandbox)"}</DetailItem>
+          </dl>
+        </Card>
+        <Card title="Dates">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            <DetailItem label="Current period start">
+              <Time iso={subscription.current_period_start} />
+            </DetailItem>
+            <DetailItem label="Current period end">
+              <Time iso={subscription.current_period_end} />
+            </DetailItem>
+            <DetailItem label="Trial end">
+              <Time iso={subscription.trial_end} />
+            </DetailItem>
+            <DetailItem label="Cancelled at">
+              <Time iso={subscription.cancelled_at} />
+            </DetailItem>
+            <DetailItem label="Paused at">
+              <Time iso={subscription.paused_at} />
+            </DetailItem>
+            <DetailItem label="Created">
+              <Time iso={subscription.created} />
+            </DetailItem>
+            <DetailItem label="Updated">
+              <Time iso={subscription.updated} />
+            </DetailItem>
+          </dl>
+        </Card>
+        <Card title="Items">
+          {subscription.items.length === 0 ? (
+            <p className="text-sm text-slate-600">No items.</p>
+          ) : (
+            <Table label="Items" head={["Price", "Quantity"]}>
+              {subscription.items.map((item) => (
+                <tr key={item.id} className="align-top">
+                  <td className="px-2 py-2">
+                    <code className="break-all font-mono text-xs">{item.price}</code>
+                  </td>
+                  <td className="px-2 py-2 tabular-nums">{item.quantity}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Card>
+        <Card title="Metadata">
+          {metadata.length === 0 ? (
+            <p className="text-sm text-slate-600">No metadata.</p>
+          ) : (
+            <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+              {metadata.map(([key, value]) => (
+                <DetailItem key={key} label={key}>
+                  <span className="whitespace-pre-wrap break-words">{value}</span>
+                </DetailItem>
+              ))}
+            </dl>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}
