@@ -3,10 +3,6 @@ import type { InvoiceStatus } from "./types";
 /** The statuses the list can filter by (mirrors INVOICE_STATUSES, which is a runtime value of a server module). */
 export const INVOICE_STATUS_OPTIONS: readonly InvoiceStatus[] = ["draft", "open", "paid", "void", "uncollectible"];
 
-export function isInvoiceStatus(value: string | null): value is InvoiceStatus {
-  return value !== null && (INVOICE_STATUS_OPTIONS as readonly string[]).includes(value);
-}
-
 export function invoicesHref(accountId: string): string {
   return `/accounts/${accountId}/invoices`;
 }

@@ -1,158 +1,58 @@
 "use client";
 
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, ErrorBox, Field, inputClass, Loading, StatusBadge, Table } from "@/components/ui";
-import { Pager } from "@/components/ui/pager";
-import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys, isInvoiceStatus } from "./format";
-import type { Invoice, InvoiceStatus } from "./types";
-
-const LIMIT = 25;
-
-function readOffset(raw: string | null): number {
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value > 0 ? value : 0;
-}
+import { StatusBadge } from "@/components/ui";
+import { StatusFilteredList } from "@/components/ui/status-list";
+import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys } from "./format";
+import type { Invoice } from "./types";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
-/**
- * The account's invoices, newest first as the API lists them. The page and the status filter live
- * in the URL so "Back" from an invoice (or a reload) returns to the same view.
- */
+/** The account's invoices, with a status filter and pages kept in the URL. */
 export function InvoiceList({ accountId }: { accountId: string }) {
-  const router = useRouter();
-  const pathname = usePathname();
-  const searchParams = useSearchParams();
-  const offset = readOffset(searchParams.get("offset"));
-  const rawStatus = searchParams.get("status");
-  // An unknown status in a hand-edited URL reads as "Any" rather than a 400 from the API.
-  const status: InvoiceStatus | undefined = isInvoiceStatus(rawStatus) ? rawStatus : undefined;
-
-  const query = useQuery({
-    queryKey: [...invoiceQueryKeys.invoices(accountId), "list", { offset, status }],
-    // The offset travels with the page so the range text matches the rows shown, also while a
-    // previous page stands in for the one loading.
-    queryFn: async () => {
-      const params = new URLSearchParams({ limit: String(LIMIT), offset: String(offset) });
-      if (status) params.set("status", status);
-      return { ...(await apiFetch<ListEnvelope<Invoice>>(`/${accountId}/invoices?${params.toString()}`)), offset };
-    },
-    placeholderData: keepPreviousData,
-  });
-
-  function navigate(next: { offset: number; status: InvoiceStatus | undefined }) {
-    const params = new URLSearchParams();
-    if (next.status) params.set("status", next.status);
-    if (next.offset > 0) params.set("offset", String(next.offset));
-    const qs = params.toString();
-    // replace, not push: paging and filtering should not pile up in the back history.
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
-  }
-
-  const filter = (
-    <div className="w-48">
-      <Field label="Status">
-        <select
-          value={status ?? ""}
-          className={inputClass}
-          // A new filter starts again from the first page.
-          onChange={(event) => navigate({ offset: 0, status: isInvoiceStatus(event.target.value) ? event.target.value : undefined })}
-        >
-          <option value="">Any</option>
-          {INVOICE_STATUS_OPTIONS.map((option) => (
-            <option key={option} value={option}>
-              {option}
-            </option>
-          ))}
-        </select>
-      </Field>
-    </div>
-  );
-
-  if (query.isPending) {
-    return (
-      <Card actions={filter}>
-        <Loading what="Loading invoices" />
-      </Card>
-    );
-  }
-  if (query.isError && !query.data) {
-    return (
-      <Card actions={filter}>
-        <ErrorBox error={query.error} />
-      </Card>
-    );
-  }
-  const { items, total, has_more, offset: shownOffset } = query.data;
-
   return (
-    <Card
-      actions={
-        <div className="flex w-full flex-wrap items-end justify-between gap-2">
-          {filter}
-          {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
-        </div>
-      }
-    >
-      {/* A failed refresh keeps the last good page on screen and says why it may be stale. */}
-      {query.isError && <ErrorBox error={query.error} />}
-      {items.length === 0 ? (
-        <p className="py-4 text-sm text-slate-600">
-          {total > 0
-            ? "No invoices on this page."
-            : status
-              ? `No ${status} invoices.`
-              : "No invoices yet. Create one with POST /api/invoices from your server."}
-        </p>
-      ) : (
-        <Table label="Invoices" head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}>
-          {items.map((invoice) => (
-            <tr key={invoice.id} className="align-top">
-              <td className="px-2 py-2">
-                <Link href={invoiceHref(accountId, invoice.id)} className={`break-all font-mono text-xs font-medium ${linkClass}`}>
-                  {invoice.id}
-                </Link>
-              </td>
-              <td className="px-2 py-2">
-                <Link href={customerHref(accountId, invoice.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
-                  {invoice.customer}
-                </Link>
-              </td>
-              <td className="px-2 py-2">
-                <StatusBadge status={invoice.status} />
-              </td>
-              <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.total_amount_atom, invoice.currency)}</td>
-              <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.due_amount_atom, invoice.currency)}</td>
-              <td className="whitespace-nowrap px-2 py-2">
-                <Time iso={invoice.created} />
-              </td>
-              <td className="px-2 py-2">
-                <Link
-                  href={eventsHref(accountId, { aggregate_id: invoice.id })}
-                  className={`whitespace-nowrap ${linkClass}`}
-                  title="Show this invoice's whole event timeline"
-                >
-                  Timeline
-                </Link>
-              </td>
-            </tr>
-          ))}
-        </Table>
+    <StatusFilteredList<Invoice, Invoice["status"]>
+      accountId={accountId}
+      resource="invoices"
+      noun={["invoice", "invoices"]}
+      statuses={INVOICE_STATUS_OPTIONS}
+      queryKey={invoiceQueryKeys.invoices(accountId)}
+      head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
+      emptyHint="No invoices yet. Create one with POST /api/invoices from your server."
+      row={(invoice) => (
+<tr key={invoice.id} className="align-top">
+        <td className="px-2 py-2">
+          <Link href={invoiceHref(accountId, invoice.id)} className={`break-all font-mono text-xs font-medium ${linkClass}`}>
+            {invoice.id}
+          </Link>
+        </td>
+        <td className="px-2 py-2">
+          <Link href={customerHref(accountId, invoice.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
+            {invoice.customer}
+          </Link>
+        </td>
+        <td className="px-2 py-2">
+          <StatusBadge status={invoice.status} />
+        </td>
+        <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.total_amount_atom, invoice.currency)}</td>
+        <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.due_amount_atom, invoice.currency)}</td>
+        <td className="whitespace-nowrap px-2 py-2">
+          <Time iso={invoice.created} />
+        </td>
+        <td className="px-2 py-2">
+          <Link
+            href={eventsHref(accountId, { aggregate_id: invoice.id })}
+            className={`whitespace-nowrap ${linkClass}`}
+            title="Show this invoice's whole event timeline"
+          >
+            Timeline
+          </Link>
+        </td>
+      </tr>
       )}
-      <Pager
-        label="Invoice pages"
-        offset={shownOffset}
-        limit={LIMIT}
-        total={total}
-        hasMore={has_more}
-        onChange={(nextOffset) => navigate({ offset: nextOffset, status })}
-      />
-    </Card>
+    />
   );
 }

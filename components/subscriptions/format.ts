@@ -3,10 +3,6 @@ import type { SubscriptionStatus } from "./types";
 /** The statuses the list can filter by (mirrors SUBSCRIPTION_STATUSES, which is a runtime value of a server module). */
 export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = ["trialing", "active", "paused", "cancelled"];
 
-export function isSubscriptionStatus(value: string | null): value is SubscriptionStatus {
-  return value !== null && (SUBSCRIPTION_STATUS_OPTIONS as readonly string[]).includes(value);
-}
-
 export function subscriptionsHref(accountId: string): string {
   return `/accounts/${accountId}/subscriptions`;
 }

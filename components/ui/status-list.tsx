@@ -1,0 +1,141 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import type { ReactNode } from "react";
+import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { Card, ErrorBox, Field, inputClass, Loading, Table } from "@/components/ui";
+import { Pager } from "@/components/ui/pager";
+
+const LIMIT = 25;
+
+function readOffset(raw: string | null): number {
+  const value = Number(raw);
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+/**
+ * A page of an account's objects, newest first as the API lists them, with a status filter. The
+ * page and the filter live in the URL so "Back" from an object (or a reload) returns to the same
+ * view. Used by the invoices and subscriptions lists.
+ */
+export function StatusFilteredList<T extends { id: string }, S extends string>({
+  accountId,
+  resource,
+  noun,
+  statuses,
+  queryKey,
+  head,
+  emptyHint,
+  row,
+}: {
+  accountId: string;
+  /** The API collection under the account, e.g. `invoices`. */
+  resource: string;
+  /** Singular and plural, e.g. `["invoice", "invoices"]`. */
+  noun: [string, string];
+  statuses: readonly S[];
+  queryKey: readonly unknown[];
+  head: string[];
+  emptyHint: string;
+  row: (item: T) => ReactNode;
+}) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const offset = readOffset(searchParams.get("offset"));
+  const isStatus = (value: string | null): value is S => value !== null && (statuses as readonly string[]).includes(value);
+  const rawStatus = searchParams.get("status");
+  // An unknown status in a hand-edited URL reads as "Any" rather than a 400 from the API.
+  const status: S | undefined = isStatus(rawStatus) ? rawStatus : undefined;
+  const [singular, plural] = noun;
+  const title = plural.charAt(0).toUpperCase() + plural.slice(1);
+
+  const query = useQuery({
+    queryKey: [...queryKey, "list", { offset, status }],
+    // The offset travels with the page so the range text matches the rows shown, also while a
+    // previous page stands in for the one loading.
+    queryFn: async () => {
+      const params = new URLSearchParams({ limit: String(LIMIT), offset: String(offset) });
+      if (status) params.set("status", status);
+      return { ...(await apiFetch<ListEnvelope<T>>(`/${accountId}/${resource}?${params.toString()}`)), offset };
+    },
+    placeholderData: keepPreviousData,
+  });
+
+  function navigate(next: { offset: number; status: S | undefined }) {
+    const params = new URLSearchParams();
+    if (next.status) params.set("status", next.status);
+    if (next.offset > 0) params.set("offset", String(next.offset));
+    const qs = params.toString();
+    // replace, not push: paging and filtering should not pile up in the back history.
+    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+  }
+
+  const filter = (
+    <div className="w-48">
+      <Field label="Status">
+        <select
+          value={status ?? ""}
+          className={inputClass}
+          // A new filter starts again from the first page.
+          onChange={(event) => navigate({ offset: 0, status: isStatus(event.target.value) ? event.target.value : undefined })}
+        >
+          <option value="">Any</option>
+          {statuses.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </div>
+  );
+
+  if (query.isPending) {
+    return (
+      <Card actions={filter}>
+        <Loading what={`Loading ${plural}`} />
+      </Card>
+    );
+  }
+  if (query.isError && !query.data) {
+    return (
+      <Card actions={filter}>
+        <ErrorBox error={query.error} />
+      </Card>
+    );
+  }
+  const { items, total, has_more, offset: shownOffset } = query.data;
+
+  return (
+    <Card
+      actions={
+        <div className="flex w-full flex-wrap items-end justify-between gap-2">
+          {filter}
+          {query.isPlaceholderData && <span className="text-xs text-slate-500">Loading…</span>}
+        </div>
+      }
+    >
+      {/* A failed refresh keeps the last good page on screen and says why it may be stale. */}
+      {query.isError && <ErrorBox error={query.error} />}
+      {items.length === 0 ? (
+        <p className="py-4 text-sm text-slate-600">
+          {total > 0 ? `No ${plural} on this page.` : status ? `No ${status} ${plural}.` : emptyHint}
+        </p>
+      ) : (
+        <Table label={title} head={head}>
+          {items.map(row)}
+        </Table>
+      )}
+      <Pager
+        label={`${singular.charAt(0).toUpperCase() + singular.slice(1)} pages`}
+        offset={shownOffset}
+        limit={LIMIT}
+        total={total}
+        hasMore={has_more}
+        onChange={(nextOffset) => navigate({ offset: nextOffset, status })}
+      />
+    </Card>
+  );
+}
