@@ -1,11 +1,10 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { ApiError, apiFetch } from "@/components/api-client";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
+import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
+import { Card, CopyButton } from "@/components/ui";
 import { customerQueryKeys, customersHref } from "./format";
 import type { Customer } from "./types";
 
@@ -13,50 +12,15 @@ const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
 /** One customer: every field, including custom fields, and a way to its event timeline. */
 export function CustomerDetail({ accountId, customerId }: { accountId: string; customerId: string }) {
-  const query = useQuery({
-    queryKey: customerQueryKeys.customer(accountId, customerId),
-    queryFn: () => apiFetch<Customer>(`/${accountId}/customers/${encodeURIComponent(customerId)}?expand=custom_fields`),
-    // A missing customer stays missing: show it at once instead of retrying.
-    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  const query = useApiObject<Customer>(customerQueryKeys.customer(accountId, customerId), `/${accountId}/customers/${encodeURIComponent(customerId)}?expand=custom_fields`);
+  const back = <BackLink href={customersHref(accountId)}>Back to customers</BackLink>;
+  const fallback = detailFallback(query, {
+    noun: "customer",
+    id: customerId,
+    back,
+    notFoundHint: "It may have been deleted, or belong to the other (live or sandbox) account.",
   });
-
-  const back = (
-    <Link href={customersHref(accountId)} className={linkClass}>
-      <span aria-hidden="true">← </span>
-      Back to customers
-    </Link>
-  );
-
-  if (query.isPending) {
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        <Loading what="Loading customer" />
-      </>
-    );
-  }
-  if (query.isError) {
-    const notFound = query.error instanceof ApiError && query.error.status === 404;
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        {notFound ? (
-          <>
-            <PageHeader title="No such customer" />
-            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
-              No such customer in this account: <code className="break-all font-mono text-xs">{customerId}</code>. It may have
-              been deleted, or belong to the other (live or sandbox) account.
-            </p>
-          </>
-        ) : (
-          <>
-            <PageHeader title="Customer" />
-            <ErrorBox error={query.error} />
-          </>
-        )}
-      </>
-    );
-  }
+  if (fallback || !query.data) return fallback;
 
   const customer = query.data;
   return (

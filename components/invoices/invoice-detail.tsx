@@ -1,13 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ApiError, apiFetch } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, CopyButton, ErrorBox, Loading, PageHeader, StatusBadge, Table } from "@/components/ui";
+import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
+import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import type { Invoice } from "./types";
 
@@ -19,50 +18,15 @@ function Dash() {
 
 /** One invoice: its amounts, lifecycle dates and lines, and a way to its event timeline. */
 export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; invoiceId: string }) {
-  const query = useQuery({
-    queryKey: invoiceQueryKeys.invoice(accountId, invoiceId),
-    queryFn: () => apiFetch<Invoice>(`/${accountId}/invoices/${encodeURIComponent(invoiceId)}`),
-    // A missing invoice stays missing: show it at once instead of retrying.
-    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  const query = useApiObject<Invoice>(invoiceQueryKeys.invoice(accountId, invoiceId), `/${accountId}/invoices/${encodeURIComponent(invoiceId)}`);
+  const back = <BackLink href={invoicesHref(accountId)}>Back to invoices</BackLink>;
+  const fallback = detailFallback(query, {
+    noun: "invoice",
+    id: invoiceId,
+    back,
+    notFoundHint: "It may belong to the other (live or sandbox) account.",
   });
-
-  const back = (
-    <Link href={invoicesHref(accountId)} className={linkClass}>
-      <span aria-hidden="true">← </span>
-      Back to invoices
-    </Link>
-  );
-
-  if (query.isPending) {
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        <Loading what="Loading invoice" />
-      </>
-    );
-  }
-  if (query.isError) {
-    const notFound = query.error instanceof ApiError && query.error.status === 404;
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        {notFound ? (
-          <>
-            <PageHeader title="No such invoice" />
-            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
-              No such invoice in this account: <code className="break-all font-mono text-xs">{invoiceId}</code>. It may belong
-              to the other (live or sandbox) account.
-            </p>
-          </>
-        ) : (
-          <>
-            <PageHeader title="Invoice" />
-            <ErrorBox error={query.error} />
-          </>
-        )}
-      </>
-    );
-  }
+  if (fallback || !query.data) return fallback;
 
   const invoice = query.data;
   const money = (atoms: number): ReactNode => <span className="tabular-nums">{formatMoney(atoms, invoice.currency)}</span>;

@@ -1,13 +1,12 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { ApiError, apiFetch } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { invoiceHref } from "@/components/invoices/format";
-import { Card, CopyButton, ErrorBox, Loading, PageHeader, StatusBadge, Table } from "@/components/ui";
+import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
+import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
 import type { Subscription } from "./types";
 
@@ -19,51 +18,15 @@ function Dash() {
 
 /** One subscription: its status, period, items and latest invoice, and a way to its event timeline. */
 export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: string; subscriptionId: string }) {
-  const query = useQuery({
-    queryKey: subscriptionQueryKeys.subscription(accountId, subscriptionId),
-    queryFn: () => apiFetch<Subscription>(`/${accountId}/subscriptions/${encodeURIComponent(subscriptionId)}`),
-    // A missing subscription stays missing: show it at once instead of retrying.
-    retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
+  const query = useApiObject<Subscription>(subscriptionQueryKeys.subscription(accountId, subscriptionId), `/${accountId}/subscriptions/${encodeURIComponent(subscriptionId)}`);
+  const back = <BackLink href={subscriptionsHref(accountId)}>Back to subscriptions</BackLink>;
+  const fallback = detailFallback(query, {
+    noun: "subscription",
+    id: subscriptionId,
+    back,
+    notFoundHint: "It may belong to the other (live or sandbox) account.",
   });
-
-  const back = (
-    <Link href={subscriptionsHref(accountId)} className={linkClass}>
-      <span aria-hidden="true">← </span>
-      Back to subscriptions
-    </Link>
-  );
-
-  if (query.isPending) {
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        <Loading what="Loading subscription" />
-      </>
-    );
-  }
-  if (query.isError) {
-    const notFound = query.error instanceof ApiError && query.error.status === 404;
-    return (
-      <>
-        <div className="mb-2">{back}</div>
-        {notFound ? (
-          <>
-            <PageHeader title="No such subscription" />
-            <p role="alert" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700">
-              No such subscription in this account:{" "}
-              <code className="break-all font-mono text-xs">{subscriptionId}</code>. It may belong to the other (live or
-              sandbox) account.
-            </p>
-          </>
-        ) : (
-          <>
-            <PageHeader title="Subscription" />
-            <ErrorBox error={query.error} />
-          </>
-        )}
-      </>
-    );
-  }
+  if (fallback || !query.data) return fallback;
 
   const subscription = query.data;
   const metadata = Object.entries(subscription.metadata);
