@@ -13,6 +13,11 @@ export type ServiceContext = {
   livemode: boolean;
   actor: Actor;
   correlationId: string | null;
+  /**
+   * The account's current time: the real clock, or a sandbox account's test clock (lib/clock).
+   * Every domain timestamp and every "is it due yet" decision uses it.
+   */
+  now: () => Date;
 };
 
 /** The argument of every domain verb (openstatus style): `{ ctx, input }`. */

@@ -1,4 +1,4 @@
-import { boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -12,6 +12,11 @@ export const accounts = pgTable(
     name: text("name").notNull(),
     /** Live or sandbox is a property of the account, not of identifiers (DESIGN.md decision 1). */
     livemode: boolean("livemode").notNull(),
+    /**
+     * The test clock: how far this account's time runs ahead of the real clock (sandbox only).
+     * Every domain timestamp of the account is real time plus this offset (lib/clock).
+     */
+    clockOffsetMs: bigint("clock_offset_ms", { mode: "number" }).notNull().default(0),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

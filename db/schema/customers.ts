@@ -23,5 +23,9 @@ export const customers = pgTable(
     index("customers_account_created_idx")
       .on(t.accountId, t.created, t.id)
       .where(sql`${t.deletedAt} is null`),
+    // Checkout finds a returning customer by email.
+    index("customers_account_email_idx")
+      .on(t.accountId, t.email)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );

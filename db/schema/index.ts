@@ -9,3 +9,5 @@ export * from "./idempotency";
 export * from "./payments";
 export * from "./invoices";
 export * from "./subscriptions";
+export * from "./checkout";
+export * from "./subscription-changes";

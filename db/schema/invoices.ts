@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
@@ -37,6 +38,11 @@ export const invoices = pgTable(
     paidAt: time("paid_at"),
     voidedAt: time("voided_at"),
     markedUncollectibleAt: time("marked_uncollectible_at"),
+    /** When `invoice.overdue` was emitted (an open invoice past its due date). */
+    overdueAt: time("overdue_at"),
+    /** Automatic collection: attempts made so far, and when dunning tries again (null: no retry scheduled). */
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextPaymentAttempt: time("next_payment_attempt"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),
@@ -45,6 +51,13 @@ export const invoices = pgTable(
     index("invoices_account_idx").on(t.accountId, t.created, t.id),
     index("invoices_customer_idx").on(t.customerId, t.created),
     index("invoices_subscription_idx").on(t.subscriptionId),
+    // The clock's due queries: open invoices by due date and by next dunning attempt.
+    index("invoices_due_date_idx")
+      .on(t.accountId, t.dueDate)
+      .where(sql`${t.status} = 'open' and ${t.overdueAt} is null and ${t.dueDate} is not null`),
+    index("invoices_next_attempt_idx")
+      .on(t.accountId, t.nextPaymentAttempt)
+      .where(sql`${t.status} = 'open' and ${t.nextPaymentAttempt} is not null`),
   ],
 );
 

@@ -1,23 +1,15 @@
-import { boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt, id, time, updatedAt } from "./columns";
-
-/** DESIGN.md decision 12: the merchant organization's own standing with the platform. */
-export const billingStatusEnum = pgEnum("billing_status", [
-  "active",
-  "trialing",
-  "past_due",
-  "cancelled",
-  "no_subscription",
-  "exempt",
-  "orphaned",
-]);
+import { boolean, index, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./columns";
 
 export const organizations = pgTable("organizations", {
   id: id(),
   name: text("name").notNull(),
-  billingStatus: billingStatusEnum("billing_status"),
-  trialEnd: time("trial_end"),
-  subscriptionEnd: time("subscription_end"),
+  /** The operator's own organization: its accounts bill every other organization (billing status). */
+  platform: boolean("platform").notNull().default(false),
+  /** Operators exempt an organization from platform billing (billing_status `exempt`). */
+  billingExempt: boolean("billing_exempt").notNull().default(false),
+  /** The customer (`cus_…`) that stands for this organization on the platform's billing account. */
+  platformCustomerId: text("platform_customer_id"),
   citProcessingEnabled: boolean("cit_processing_enabled").notNull().default(true),
   mitProcessingEnabled: boolean("mit_processing_enabled").notNull().default(true),
   created: createdAt(),

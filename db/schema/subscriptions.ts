@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { prices } from "./catalog";
@@ -5,11 +6,8 @@ import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
 import { invoices } from "./invoices";
 
-/**
- * The statuses this service reaches. `past_due`, `unpaid` and `incomplete` need automatic
- * collection, which does not exist yet (invoices are paid out of band), so they are not offered.
- */
-export const subscriptionStatusEnum = pgEnum("subscription_status", ["trialing", "active", "paused", "cancelled"]);
+/** `past_due`: the latest renewal invoice could not be collected and dunning is retrying it. */
+export const subscriptionStatusEnum = pgEnum("subscription_status", ["trialing", "active", "past_due", "paused", "cancelled"]);
 
 /** A customer's recurring billing: all items share one currency and one interval. */
 export const subscriptions = pgTable(
@@ -31,6 +29,12 @@ export const subscriptions = pgTable(
     cancelledAt: time("cancelled_at"),
     pausedAt: time("paused_at"),
     latestInvoiceId: text("latest_invoice_id").references(() => invoices.id),
+    /** A sandbox payment method renewal invoices are collected with (automatic collection); null: paid out of band. */
+    defaultPaymentMethod: text("default_payment_method"),
+    /** When `customer.subscription.trial_will_end` was emitted for the current trial. */
+    trialWillEndNotifiedAt: time("trial_will_end_notified_at"),
+    /** The id the next renewal invoice will carry, reserved when `invoice.upcoming` announced it. */
+    upcomingInvoiceId: text("upcoming_invoice_id"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),
@@ -38,6 +42,13 @@ export const subscriptions = pgTable(
   (t) => [
     index("subscriptions_account_idx").on(t.accountId, t.created, t.id),
     index("subscriptions_customer_idx").on(t.customerId, t.created),
+    // The clock's due queries: live subscriptions by period end and trial end.
+    index("subscriptions_period_end_idx")
+      .on(t.accountId, t.currentPeriodEnd)
+      .where(sql`${t.status} <> 'cancelled'`),
+    index("subscriptions_trial_end_idx")
+      .on(t.accountId, t.trialEnd)
+      .where(sql`${t.status} = 'trialing' and ${t.trialWillEndNotifiedAt} is null`),
   ],
 );
 

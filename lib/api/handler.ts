@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sessionFromRequest } from "@/lib/auth/session";
 import { authenticateToken, type Principal } from "@/lib/auth/tokens";
 import { findOrganizationAccount } from "@/lib/auth/users";
+import { accountClock } from "@/lib/clock/time";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import {
@@ -122,7 +123,13 @@ async function authenticate(
       const account = await findOrganizationAccount(session.organizationId, accountId);
       if (!account) throw new ServiceError("forbidden", `You cannot access account '${accountId}'.`);
       assertSameOrigin(request);
-      return { accountId, livemode: account.livemode, actor: { type: "user", id: session.userId }, correlationId };
+      return {
+        accountId,
+        livemode: account.livemode,
+        actor: { type: "user", id: session.userId },
+        correlationId,
+        now: accountClock(account.clockOffsetMs),
+      };
     }
   }
   const principal = await authenticateToken(bearerToken(request));
@@ -132,6 +139,7 @@ async function authenticate(
     livemode: principal.livemode,
     actor: { type: "api_key", id: principal.tokenId },
     correlationId,
+    now: accountClock(principal.clockOffsetMs),
   };
 }
 

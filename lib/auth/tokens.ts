@@ -55,6 +55,7 @@ export type Principal = {
   accountId: string;
   organizationId: string;
   livemode: boolean;
+  clockOffsetMs: number;
 };
 
 const unauthorized = (detail: string) => new ServiceError("unauthorized", detail);
@@ -76,6 +77,7 @@ export async function authenticateToken(token: string): Promise<Principal> {
       accountId: accounts.id,
       organizationId: accounts.organizationId,
       livemode: accounts.livemode,
+      clockOffsetMs: accounts.clockOffsetMs,
     })
     .from(apiTokens)
     .innerJoin(accounts, eq(accounts.id, apiTokens.accountId))
@@ -101,5 +103,6 @@ export async function authenticateToken(token: string): Promise<Principal> {
     accountId: row.accountId,
     organizationId: row.organizationId,
     livemode: row.livemode,
+    clockOffsetMs: row.clockOffsetMs,
   };
 }

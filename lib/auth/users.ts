@@ -57,13 +57,13 @@ export async function findOrCreateOAuthUser(input: { email: string; name: string
   });
 }
 
-export type OrganizationAccount = { id: string; name: string; livemode: boolean };
+export type OrganizationAccount = { id: string; name: string; livemode: boolean; clockOffsetMs: number };
 
 /** The accounts a user may see: those of their organization, live first. */
 export async function organizationAccounts(organizationId: string): Promise<OrganizationAccount[]> {
   const db = await getDb();
   const rows = await db
-    .select({ id: accounts.id, name: accounts.name, livemode: accounts.livemode })
+    .select({ id: accounts.id, name: accounts.name, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs })
     .from(accounts)
     .where(eq(accounts.organizationId, organizationId))
     .orderBy(accounts.created, accounts.id);
@@ -77,8 +77,16 @@ export async function findOrganizationAccount(
 ): Promise<OrganizationAccount | null> {
   const db = await getDb();
   const [row] = await db
-    .select({ id: accounts.id, name: accounts.name, livemode: accounts.livemode, organizationId: accounts.organizationId })
+    .select({
+      id: accounts.id,
+      name: accounts.name,
+      livemode: accounts.livemode,
+      clockOffsetMs: accounts.clockOffsetMs,
+      organizationId: accounts.organizationId,
+    })
     .from(accounts)
     .where(eq(accounts.id, accountId));
-  return row && row.organizationId === organizationId ? { id: row.id, name: row.name, livemode: row.livemode } : null;
+  return row && row.organizationId === organizationId
+    ? { id: row.id, name: row.name, livemode: row.livemode, clockOffsetMs: row.clockOffsetMs }
+    : null;
 }

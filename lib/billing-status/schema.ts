@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { billingStatusEnum } from "@/db/schema/organizations";
 import { DateTime } from "@/lib/schemas";
 
-/** The spec's billing statuses: the database enum is their single list. */
-export const BILLING_STATUSES = billingStatusEnum.enumValues;
+/** The spec's billing statuses (derived from the platform subscription, never stored). */
+export const BILLING_STATUSES = ["active", "trialing", "past_due", "cancelled", "no_subscription", "exempt", "orphaned"] as const;
 export type BillingStatusValue = (typeof BILLING_STATUSES)[number];
 
 export const BillingStatus = z

@@ -48,9 +48,6 @@ export async function getBillingStatus({ ctx }: Verb<Record<string, never>>): Pr
   const db = await getDb();
   const [row] = await db
     .select({
-      billingStatus: organizations.billingStatus,
-      trialEnd: organizations.trialEnd,
-      subscriptionEnd: organizations.subscriptionEnd,
       citProcessingEnabled: organizations.citProcessingEnabled,
       mitProcessingEnabled: organizations.mitProcessingEnabled,
     })
@@ -58,5 +55,5 @@ export async function getBillingStatus({ ctx }: Verb<Record<string, never>>): Pr
     .innerJoin(organizations, eq(organizations.id, accounts.organizationId))
     .where(eq(accounts.id, ctx.accountId));
   if (!row) throw notFound("account", ctx.accountId);
-  return deriveBillingStatus(row, new Date());
+  return deriveBillingStatus({ ...row, billingStatus: null, trialEnd: null, subscriptionEnd: null }, ctx.now());
 }

@@ -36,7 +36,7 @@ async function lockLiveCoupon(tx: Transaction, accountId: string, id: string): P
 
 export async function createCoupon({ ctx, input }: Verb<z.output<typeof CouponCreateInput>>): Promise<CouponRow> {
   return inChangeTransaction(async (tx) => {
-    const now = new Date();
+    const now = ctx.now();
     const [row] = await tx
       .insert(coupons)
       .values({
@@ -107,7 +107,7 @@ export async function updateCoupon({
 
     const [after] = await tx
       .update(coupons)
-      .set({ ...next, updated: new Date() })
+      .set({ ...next, updated: ctx.now() })
       .where(eq(coupons.id, before.id))
       .returning();
     await emitEvent(tx, ctx, {
@@ -124,7 +124,7 @@ export async function updateCoupon({
 export async function deleteCoupon({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
   return inChangeTransaction(async (tx) => {
     const before = await lockLiveCoupon(tx, ctx.accountId, input.id);
-    const now = new Date();
+    const now = ctx.now();
     const [after] = await tx
       .update(coupons)
       .set({ deletedAt: now, updated: now })

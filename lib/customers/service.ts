@@ -23,7 +23,7 @@ async function lockCustomer(tx: Transaction, accountId: string, id: string): Pro
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
   return inChangeTransaction(async (tx) => {
-    const now = new Date();
+    const now = ctx.now();
     const [row] = await tx
       .insert(customers)
       .values({
@@ -95,7 +95,7 @@ export async function updateCustomer({
 
     const [after] = await tx
       .update(customers)
-      .set({ ...next, updated: new Date() })
+      .set({ ...next, updated: ctx.now() })
       .where(eq(customers.id, before.id))
       .returning();
     await emitEvent(tx, ctx, {
@@ -111,7 +111,7 @@ export async function updateCustomer({
 export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
   return inChangeTransaction(async (tx) => {
     const before = await lockCustomer(tx, ctx.accountId, input.id);
-    const now = new Date();
+    const now = ctx.now();
     const [after] = await tx
       .update(customers)
       .set({ deletedAt: now, updated: now })

@@ -50,7 +50,7 @@ export async function applyDiscount({
   return inChangeTransaction(async (tx) => {
     await lockCustomer(tx, ctx.accountId, input.customerId);
     const coupon = await lockCouponRow(tx, ctx.accountId, input.couponId);
-    const now = new Date();
+    const now = ctx.now();
     assertUsable(coupon, input.couponId, now);
 
     const [redeemed] = await tx
@@ -118,7 +118,7 @@ export async function deleteDiscount({ ctx, input }: Verb<{ customerId: string }
     await lockCustomer(tx, ctx.accountId, input.customerId);
     const [before] = await tx.select().from(customerDiscounts).where(activeOf(input.customerId)).for("update");
     if (!before) throw noDiscount(input.customerId);
-    const now = new Date();
+    const now = ctx.now();
     const [after] = await tx
       .update(customerDiscounts)
       .set({ active: false, deletedAt: now, updated: now })

@@ -38,7 +38,7 @@ export async function emitEvent(tx: Transaction, ctx: ServiceContext, input: Emi
     metadata: input.metadata ?? {},
     correlationId: ctx.correlationId,
     version: EVENT_FORMAT_VERSION,
-    created: new Date(),
+    created: ctx.now(),
     actorType: ctx.actor.type,
     actorId: ctx.actor.id,
   });

@@ -56,7 +56,7 @@ export async function applyPaymentIntentOutcome(
           `Invoice '${invoice.id}' has ${invoice.dueAmountAtom} due; this payment of ${outcome.receivedAtom} would exceed it. Cancel this payment intent.`,
         );
       }
-      const now = new Date();
+      const now = ctx.now();
       if (outcome.receivedAtom === invoice.dueAmountAtom) {
         await markPaid(tx, ctx, before, now);
         return;

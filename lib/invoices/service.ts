@@ -90,7 +90,7 @@ export async function createInvoice({
     if (!customer) {
       throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
     }
-    const now = new Date();
+    const now = ctx.now();
     const header = { id: newId("invoice"), accountId: ctx.accountId, currency: input.currency };
     const lineRows: (typeof invoiceLines.$inferInsert)[] = [];
     for (const [index, line] of (input.lines ?? []).entries()) {
@@ -192,7 +192,7 @@ async function editDraftLines(
     const lines = await linesOf(tx, invoice.id);
     const [after] = await tx
       .update(invoices)
-      .set({ ...draftTotals(lines), updated: new Date() })
+      .set({ ...draftTotals(lines), updated: ctx.now() })
       .where(eq(invoices.id, invoice.id))
       .returning();
     // Only open or uncollectible invoices are paid with an intent: a draft has none.
@@ -204,7 +204,7 @@ export async function addInvoiceLine({ ctx, input }: Verb<{ invoiceId: string; l
   return editDraftLines(ctx, input.invoiceId, async (tx, invoice) => {
     const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(invoiceLines).where(eq(invoiceLines.invoiceId, invoice.id));
     if (n >= MAX_LINES) throw validationFailed([{ field: "(body)", message: `An invoice has at most ${MAX_LINES} lines.` }]);
-    await tx.insert(invoiceLines).values(await lineRow(tx, invoice, input.line, "", new Date()));
+    await tx.insert(invoiceLines).values(await lineRow(tx, invoice, input.line, "", ctx.now()));
   });
 }
 
@@ -254,7 +254,7 @@ export async function finalizeInvoice({ ctx, input }: Verb<{ id: string }>): Pro
     if (lines.length === 0) {
       throw new ServiceError("conflict", `Invoice '${invoice.id}' has no lines; add a line before finalizing it.`);
     }
-    const now = new Date();
+    const now = ctx.now();
     const discount = await discountFor(tx, invoice, now);
     const { subtotalAtom } = draftTotals(lines);
     const { discountAtom, totalAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
@@ -305,7 +305,7 @@ export async function payInvoice({
   return inChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
     assertStatus(invoice, "paid", ["open", "uncollectible"]);
-    if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), new Date());
+    if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), ctx.now());
     // Live accounts and unknown methods are refused (422) here, before anything is written.
     await createPaymentIntent({
       ctx,
@@ -334,7 +334,7 @@ async function transition(
     const invoice = await lockInvoice(tx, ctx.accountId, id);
     assertStatus(invoice, rule.action, rule.from);
     const before = await loadInvoice(tx, invoice);
-    const now = new Date();
+    const now = ctx.now();
     const [updated] = await tx
       .update(invoices)
       .set({ ...change(now), updated: now })

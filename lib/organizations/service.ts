@@ -4,7 +4,6 @@ import { newId } from "@/lib/ids";
 
 /** New organizations start trialing the platform (issue 6 moves this onto a platform subscription). */
 export const TRIAL_DAYS = 14;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type CreatedOrganization = { organizationId: string; liveAccountId: string; sandboxAccountId: string };
 
@@ -13,15 +12,12 @@ export async function createOrganization(
   executor: Executor,
   input: { name: string; now?: Date },
 ): Promise<CreatedOrganization> {
-  const now = input.now ?? new Date();
   const organizationId = newId("organization");
   const liveAccountId = newId("account");
   const sandboxAccountId = newId("account");
   await executor.insert(organizations).values({
     id: organizationId,
     name: input.name,
-    billingStatus: "trialing",
-    trialEnd: new Date(now.getTime() + TRIAL_DAYS * DAY_MS),
   });
   await executor.insert(accounts).values([
     { id: liveAccountId, organizationId, name: input.name, livemode: true },

@@ -77,7 +77,7 @@ export async function createPaymentIntent({
         .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)));
       if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
     }
-    const now = new Date();
+    const now = ctx.now();
     const [row] = await tx
       .insert(paymentIntents)
       .values({
@@ -126,7 +126,7 @@ async function transition(
 ): Promise<PaymentIntentRow> {
   const [after] = await tx
     .update(paymentIntents)
-    .set({ ...changes, updated: new Date() })
+    .set({ ...changes, updated: ctx.now() })
     .where(eq(paymentIntents.id, before.id))
     .returning();
   await emitEvent(tx, ctx, {
@@ -145,7 +145,7 @@ async function recordPayment(
   intent: PaymentIntentRow,
   payment: { amountAtom: number; paymentMethod: string; failureMessage?: string },
 ): Promise<PaymentRow> {
-  const now = new Date();
+  const now = ctx.now();
   const [row] = await tx
     .insert(payments)
     .values({
@@ -318,7 +318,7 @@ export async function cancelPaymentIntent({ ctx, input }: Verb<{ id: string }>):
     if (!CANCELABLE.includes(before.status)) {
       throw new ServiceError("conflict", `A payment intent whose status is ${before.status} cannot be canceled.`);
     }
-    const now = new Date();
+    const now = ctx.now();
     return transition(tx, ctx, before, "payment_intent.canceled", {
       status: "canceled",
       canceledAt: now,
@@ -415,7 +415,7 @@ export async function markPaymentRefunded(
     .set({
       amountRefundedAtom: refunded,
       status: refunded >= before.amountAtom ? "refunded" : "partially_refunded",
-      updated: new Date(),
+      updated: ctx.now(),
     })
     .where(eq(payments.id, before.id))
     .returning();

@@ -25,7 +25,7 @@ async function lockPrice(tx: Transaction, accountId: string, id: string): Promis
 export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCreateInput>>): Promise<PriceRow> {
   return inChangeTransaction(async (tx) => {
     const product = await lockProductForPrice(tx, ctx.accountId, input.product);
-    const now = new Date();
+    const now = ctx.now();
     const [row] = await tx
       .insert(prices)
       .values({
@@ -107,7 +107,7 @@ export async function updatePrice({
 
     const [after] = await tx
       .update(prices)
-      .set({ ...next, updated: new Date() })
+      .set({ ...next, updated: ctx.now() })
       .where(eq(prices.id, before.id))
       .returning();
     await emitEvent(tx, ctx, {
@@ -123,7 +123,7 @@ export async function updatePrice({
 export async function deletePrice({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
   return inChangeTransaction(async (tx) => {
     const before = await lockPrice(tx, ctx.accountId, input.id);
-    const now = new Date();
+    const now = ctx.now();
     const [after] = await tx
       .update(prices)
       .set({ deletedAt: now, updated: now })

@@ -25,7 +25,7 @@ async function lockProduct(tx: Transaction, accountId: string, id: string): Prom
 
 export async function createProduct({ ctx, input }: Verb<z.output<typeof ProductCreateInput>>): Promise<ProductRow> {
   return inChangeTransaction(async (tx) => {
-    const now = new Date();
+    const now = ctx.now();
     const [row] = await tx
       .insert(products)
       .values({
@@ -103,7 +103,7 @@ export async function updateProduct({
 
     const [after] = await tx
       .update(products)
-      .set({ ...next, updated: new Date() })
+      .set({ ...next, updated: ctx.now() })
       .where(eq(products.id, before.id))
       .returning();
     await emitEvent(tx, ctx, {
@@ -132,7 +132,7 @@ export async function deleteProduct({ ctx, input }: Verb<{ id: string }>): Promi
         `Product '${before.id}' has ${priceCount} price${priceCount === 1 ? "" : "s"} that ${priceCount === 1 ? "is" : "are"} not deleted; archive the product (active: false) instead, or delete its prices first.`,
       );
     }
-    const now = new Date();
+    const now = ctx.now();
     const [after] = await tx
       .update(products)
       .set({ deletedAt: now, updated: now })

@@ -33,7 +33,7 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
       ]);
     }
 
-    const now = new Date();
+    const now = ctx.now();
     const [pending] = await tx
       .insert(refunds)
       .values({
@@ -61,8 +61,8 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
       .update(refunds)
       .set(
         succeeded
-          ? { status: "succeeded", updated: new Date() }
-          : { status: "failed", failureReason: REFUND_FAILURE_MESSAGE, updated: new Date() },
+          ? { status: "succeeded", updated: ctx.now() }
+          : { status: "failed", failureReason: REFUND_FAILURE_MESSAGE, updated: ctx.now() },
       )
       .where(eq(refunds.id, pending!.id))
       .returning();

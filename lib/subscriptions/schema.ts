@@ -2,7 +2,7 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 
-export const SUBSCRIPTION_STATUSES = ["trialing", "active", "paused", "cancelled"] as const;
+export const SUBSCRIPTION_STATUSES = ["trialing", "active", "past_due", "paused", "cancelled"] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export const MAX_ITEMS = 20;

@@ -147,7 +147,7 @@ export async function createSubscription({
   ctx,
   input,
 }: Verb<z.output<typeof SubscriptionCreateInput>>): Promise<SubscriptionWithItems> {
-  const now = new Date();
+  const now = ctx.now();
   let trialEnd: Date | null = null;
   if (input.trial_period_days !== undefined) trialEnd = new Date(now.getTime() + input.trial_period_days * DAY_MS);
   if (input.trial_end !== undefined) {
@@ -258,7 +258,7 @@ function assertStatus(subscription: SubscriptionRow, action: string, allowed: re
   }
 }
 
-const LIVE: readonly SubscriptionStatus[] = ["trialing", "active", "paused"];
+const LIVE: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused"];
 
 /**
  * One locked change: `change` writes and returns nothing, or returns false when nothing changed
@@ -272,7 +272,7 @@ async function change(
 ): Promise<SubscriptionWithItems> {
   return inChangeTransaction(async (tx) => {
     const before = await lockSubscription(tx, ctx.accountId, id);
-    const now = new Date();
+    const now = ctx.now();
     if (!(await apply(tx, before, now))) return before;
     const [subscription] = await tx.update(subscriptions).set({ updated: now }).where(eq(subscriptions.id, id)).returning();
     const after = { subscription: subscription!, items: await itemsOf(tx, id) };
@@ -427,7 +427,7 @@ export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: 
     if (b.currentPeriodEnd.getTime() !== subscription.currentPeriodEnd.getTime() || b.status !== subscription.status || b.cancelAtPeriodEnd !== subscription.cancelAtPeriodEnd) {
       throw new ServiceError("conflict", `Subscription '${b.id}' changed while it was being renewed; renew it again.`);
     }
-    const now = new Date();
+    const now = ctx.now();
     if (b.cancelAtPeriodEnd) {
       await setFields(tx, b.id, { status: "cancelled", cancelledAt: b.currentPeriodEnd, cancelAtPeriodEnd: false, updated: now });
     } else {

@@ -248,7 +248,7 @@ describe("subscriptions", () => {
 
   it("renewSubscription (in process): advances the period, produces the finalized renewal invoice and the events", async () => {
     const sub = await subscribe({ items: [{ price: monthly, quantity: 2 }, { price: monthlyB }] });
-    const ctx: ServiceContext = { accountId: merchant.accountId, livemode: true, actor: { type: "system", id: null }, correlationId: "renew-1" };
+    const ctx: ServiceContext = { accountId: merchant.accountId, livemode: true, actor: { type: "system", id: null }, correlationId: "renew-1", now: () => new Date() };
     await expect(renewSubscription({ ctx, input: { id: sub.id, now: new Date() } })).rejects.toThrow(/not due/);
     const { subscription, invoice } = await renewSubscription({ ctx, input: { id: sub.id, now: new Date(sub.current_period_end) } });
     expect(subscription.subscription.currentPeriodStart.toISOString()).toBe(sub.current_period_end);

@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+import { customers } from "./customers";
+
+export const checkoutModeEnum = pgEnum("checkout_mode", ["payment", "subscription"]);
+export const checkoutStatusEnum = pgEnum("checkout_status", ["open", "complete", "expired"]);
+
+/** One line a checkout session sells: a price and quantity, with its amounts fixed at creation. */
+export type CheckoutLineItem = {
+  price: string;
+  quantity: number;
+  description: string | null;
+  unit_amount_atom: number;
+  amount_atom: number;
+};
+
+/** A hosted payment page for one-time prices or a subscription (Stripe's Checkout Session). */
+export const checkoutSessions = pgTable(
+  "checkout_sessions",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    mode: checkoutModeEnum("mode").notNull(),
+    status: checkoutStatusEnum("status").notNull(),
+    /** Set at creation when the merchant names one, else at completion (found or created by email). */
+    customerId: text("customer_id").references(() => customers.id),
+    customerEmail: text("customer_email"),
+    currency: text("currency").notNull(),
+    lineItems: jsonb("line_items").$type<CheckoutLineItem[]>().notNull(),
+    amountTotalAtom: bigint("amount_total_atom", { mode: "number" }).notNull(),
+    successUrl: text("success_url").notNull(),
+    cancelUrl: text("cancel_url"),
+    /** Set by completion: what the session created. */
+    subscriptionId: text("subscription_id"),
+    paymentIntentId: text("payment_intent_id"),
+    invoiceId: text("invoice_id"),
+    /** Trial days a subscription session starts with, if any. */
+    trialPeriodDays: bigint("trial_period_days", { mode: "number" }),
+    expiresAt: time("expires_at").notNull(),
+    completedAt: time("completed_at"),
+    expiredAt: time("expired_at"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+    deletedAt: time("deleted_at"),
+  },
+  (t) => [
+    index("checkout_sessions_account_idx").on(t.accountId, t.created, t.id),
+    // The clock's due query: open sessions by expiry.
+    index("checkout_sessions_expiry_idx")
+      .on(t.accountId, t.expiresAt)
+      .where(sql`${t.status} = 'open' and ${t.deletedAt} is null`),
+  ],
+);

@@ -1,0 +1,50 @@
+import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts";
+import { createdAt, id, time, updatedAt } from "./columns";
+import { subscriptions } from "./subscriptions";
+
+export const changeRequestStatusEnum = pgEnum("change_request_status", ["open", "partially_applied", "applied", "canceled"]);
+
+/**
+ * One step of a change request, in the order it is applied. `state` records progress so that a
+ * retried apply resumes at the first step that is not `applied`.
+ */
+export type ChangeStep = {
+  type: "switch_price" | "set_quantity" | "add_item" | "remove_item";
+  /** The subscription item (`si_…`) a step acts on; the new item's id once an add_item is applied. */
+  item: string | null;
+  price: string | null;
+  quantity: number | null;
+  state: "pending" | "applied";
+};
+
+/** A planned change of a subscription's items: previewed, then applied (payment first, then steps). */
+export const subscriptionChangeRequests = pgTable(
+  "subscription_change_requests",
+  {
+    id: id(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id),
+    status: changeRequestStatusEnum("status").notNull(),
+    steps: jsonb("steps").$type<ChangeStep[]>().notNull(),
+    /** The preview, fixed at creation: prorated amount owed now for the rest of the period, and the next invoice. */
+    amountDueNowAtom: bigint("amount_due_now_atom", { mode: "number" }).notNull(),
+    nextInvoiceAmountAtom: bigint("next_invoice_amount_atom", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    prorationDate: time("proration_date").notNull(),
+    /** The invoice that collected `amount_due_now_atom`, once paid: a retried apply never charges again. */
+    invoiceId: text("invoice_id"),
+    paymentCollectedAt: time("payment_collected_at"),
+    appliedSteps: integer("applied_steps").notNull().default(0),
+    appliedAt: time("applied_at"),
+    lastError: text("last_error"),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    created: createdAt(),
+    updated: updatedAt(),
+  },
+  (t) => [index("subscription_change_requests_subscription_idx").on(t.subscriptionId, t.created, t.id)],
+);

@@ -1,0 +1,133 @@
+import { eq } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { accounts } from "@/db/schema";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { TIME_TRANSITIONS } from "./registry";
+import { accountClock } from "./time";
+
+/** An advance may run at most this many transitions: a runaway (a transition that is always due) stops with a 409. */
+const MAX_TRANSITIONS_PER_ADVANCE = 10_000;
+/** How far one advance may move a test clock: long enough for a multi-year subscription story. */
+export const MAX_ADVANCE_MS = 5 * 366 * 86_400_000;
+
+type AccountClockRow = { id: string; livemode: boolean; clockOffsetMs: number };
+
+async function accountRow(accountId: string): Promise<AccountClockRow> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ id: accounts.id, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!row) throw notFound("account", accountId);
+  return row;
+}
+
+/** The context time-driven transitions act in: the system, on the account's own clock. */
+export function systemContext(account: AccountClockRow, correlationId: string | null = null): ServiceContext {
+  return {
+    accountId: account.id,
+    livemode: account.livemode,
+    actor: { type: "system", id: null },
+    correlationId,
+    now: accountClock(account.clockOffsetMs),
+  };
+}
+
+/** Runs every transition due at the account's current time, kind by kind, until none is left. */
+export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
+  let total = 0;
+  for (;;) {
+    let ran = 0;
+    for (const transition of TIME_TRANSITIONS) ran += await transition.runDue(ctx);
+    total += ran;
+    // A transition can make another one due (a renewal that fails schedules dunning): go again.
+    if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
+  }
+}
+
+/** The earliest instant anything falls due in the account, or null. */
+export async function nextDueInstant(accountId: string): Promise<Date | null> {
+  const db = await getDb();
+  let earliest: Date | null = null;
+  for (const transition of TIME_TRANSITIONS) {
+    const due = await transition.nextDue(db, accountId);
+    if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
+  }
+  return earliest;
+}
+
+async function setOffset(accountId: string, offsetMs: number): Promise<AccountClockRow> {
+  const db = await getDb();
+  const [row] = await db
+    .update(accounts)
+    .set({ clockOffsetMs: offsetMs })
+    .where(eq(accounts.id, accountId))
+    .returning({ id: accounts.id, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs });
+  return row!;
+}
+
+export type ClockState = { now: Date; transitionsRun: number; nextDue: Date | null };
+
+export async function getClock({ ctx }: Verb<Record<string, never>>): Promise<ClockState> {
+  return { now: ctx.now(), transitionsRun: 0, nextDue: await nextDueInstant(ctx.accountId) };
+}
+
+/**
+ * The test clock: moves a sandbox account's time forward to `to`, stopping at every instant where
+ * something falls due and running it there, in time order — so a year of a subscription (trial
+ * end, renewals, dunning) happens in seconds, exactly as it would have in real time.
+ */
+export async function advanceClock({ ctx, input }: Verb<{ to: Date }>): Promise<ClockState> {
+  if (ctx.livemode) {
+    throw new ServiceError("forbidden", "Test clocks exist only on sandbox accounts; a live account's time is real time.");
+  }
+  const from = ctx.now();
+  if (input.to.getTime() <= from.getTime()) {
+    throw validationFailed([{ field: "to", message: `Must be after the account's current time, ${from.toISOString()}.` }]);
+  }
+  if (input.to.getTime() - from.getTime() > MAX_ADVANCE_MS) {
+    throw validationFailed([{ field: "to", message: "One advance moves the clock at most 5 years." }]);
+  }
+  let account = await accountRow(ctx.accountId);
+  let transitionsRun = 0;
+  let lastDue: Date | null = null;
+  let stalled = false;
+  for (;;) {
+    const due = await nextDueInstant(account.id);
+    if (!due || due.getTime() > input.to.getTime()) break;
+    if (stalled && lastDue && due.getTime() <= lastDue.getTime()) {
+      throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()}: a transition stays due after running.`);
+    }
+    // Stop the clock at the due instant (never move it backwards), and run what is due there.
+    const offset = Math.max(account.clockOffsetMs, due.getTime() - Date.now());
+    account = await setOffset(account.id, offset);
+    const ran = await runDueTransitions(systemContext(account, ctx.correlationId));
+    transitionsRun += ran;
+    if (transitionsRun >= MAX_TRANSITIONS_PER_ADVANCE) {
+      throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()} after ${transitionsRun} transitions.`);
+    }
+    stalled = ran === 0;
+    lastDue = due;
+  }
+  account = await setOffset(account.id, Math.max(account.clockOffsetMs, input.to.getTime() - Date.now()));
+  const after = systemContext(account, ctx.correlationId);
+  transitionsRun += await runDueTransitions(after);
+  return { now: after.now(), transitionsRun, nextDue: await nextDueInstant(account.id) };
+}
+
+/** The sweep (embedded ticker, Inngest cron): runs what is due in every account, on each account's clock. */
+export async function runAllDueTransitions(): Promise<{ accounts: number; transitionsRun: number }> {
+  const db = await getDb();
+  const realNow = new Date();
+  const ids = new Set<string>();
+  for (const transition of TIME_TRANSITIONS) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
+  let transitionsRun = 0;
+  for (const id of ids) transitionsRun += await runDueTransitions(systemContext(await accountRow(id)));
+  return { accounts: ids.size, transitionsRun };
+}
+
+/** Runs what is due in one account now (the Inngest function woken by `step.sleepUntil`). */
+export async function runAccountDueTransitions(accountId: string): Promise<number> {
+  return runDueTransitions(systemContext(await accountRow(accountId)));
+}
