@@ -4,6 +4,7 @@ import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { TIME_TRANSITIONS } from "./registry";
+import type { TestClockObject } from "./schema";
 import { accountClock } from "./time";
 
 /** An advance may run at most this many transitions: a runaway (a transition that is always due) stops with a 409. */
@@ -67,10 +68,12 @@ async function setOffset(accountId: string, offsetMs: number): Promise<AccountCl
   return row!;
 }
 
-export type ClockState = { now: Date; transitionsRun: number; nextDue: Date | null };
+export type ClockState = { accountId: string; now: Date; offsetMs: number; transitionsRun: number; nextDue: Date | null };
 
 export async function getClock({ ctx }: Verb<Record<string, never>>): Promise<ClockState> {
-  return { now: ctx.now(), transitionsRun: 0, nextDue: await nextDueInstant(ctx.accountId) };
+  const account = await accountRow(ctx.accountId);
+  const now = accountClock(account.clockOffsetMs)();
+  return { accountId: account.id, now, offsetMs: account.clockOffsetMs, transitionsRun: 0, nextDue: await nextDueInstant(account.id) };
 }
 
 /**
@@ -113,7 +116,13 @@ export async function advanceClock({ ctx, input }: Verb<{ to: Date }>): Promise<
   account = await setOffset(account.id, Math.max(account.clockOffsetMs, input.to.getTime() - Date.now()));
   const after = systemContext(account, ctx.correlationId);
   transitionsRun += await runDueTransitions(after);
-  return { now: after.now(), transitionsRun, nextDue: await nextDueInstant(account.id) };
+  return {
+    accountId: account.id,
+    now: after.now(),
+    offsetMs: account.clockOffsetMs,
+    transitionsRun,
+    nextDue: await nextDueInstant(account.id),
+  };
 }
 
 /** The sweep (embedded ticker, Inngest cron): runs what is due in every account, on each account's clock. */
@@ -130,4 +139,15 @@ export async function runAllDueTransitions(): Promise<{ accounts: number; transi
 /** Runs what is due in one account now (the Inngest function woken by `step.sleepUntil`). */
 export async function runAccountDueTransitions(accountId: string): Promise<number> {
   return runDueTransitions(systemContext(await accountRow(accountId)));
+}
+
+export function serializeClock(state: ClockState): TestClockObject {
+  return {
+    object: "test_clock",
+    account: state.accountId,
+    now: state.now.toISOString(),
+    offset_ms: state.offsetMs,
+    transitions_run: state.transitionsRun,
+    next_due: state.nextDue?.toISOString() ?? null,
+  };
 }

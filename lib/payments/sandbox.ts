@@ -1,3 +1,5 @@
+import { validationFailed } from "@/lib/errors";
+
 /**
  * Sandbox payment methods. No real card processing exists in this service: a confirmation never
  * talks to a card network or a bank. On sandbox accounts these constants decide the outcome of a
@@ -29,6 +31,18 @@ export const LIVE_REFUSAL_MESSAGE =
 
 export function isSandboxPaymentMethod(value: string): value is SandboxPaymentMethod {
   return (SANDBOX_PAYMENT_METHODS as readonly string[]).includes(value);
+}
+
+/**
+ * Only sandbox methods exist, and only on sandbox accounts: no real card processing exists. A
+ * refusal is a 422 naming `field` (the body field that carried the method).
+ */
+export function checkSandboxPaymentMethod(livemode: boolean, method: string, field = "payment_method"): SandboxPaymentMethod {
+  if (livemode) throw validationFailed([{ field, message: `${LIVE_REFUSAL_MESSAGE}.` }]);
+  if (!isSandboxPaymentMethod(method)) {
+    throw validationFailed([{ field, message: `Unknown payment method '${method}'; use one of ${SANDBOX_PAYMENT_METHODS.join(", ")}.` }]);
+  }
+  return method;
 }
 
 /** What a confirmation with `method` does to the amount still to collect. */

@@ -10,7 +10,7 @@ import type { EventType } from "@/lib/events/catalogue";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
-import { confirmOutcome, isSandboxPaymentMethod, LIVE_REFUSAL_MESSAGE, SANDBOX_PAYMENT_METHODS, type SandboxPaymentMethod } from "./sandbox";
+import { checkSandboxPaymentMethod, confirmOutcome, type SandboxPaymentMethod } from "./sandbox";
 import type { PAYMENT_INTENT_STATUSES, PaymentIntentCreateInput } from "./schema";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
 
@@ -40,19 +40,13 @@ const missingPaymentMethod = () =>
     errors: [{ field: "payment_method", message: "Required." }],
   });
 
-/** Only sandbox methods exist, and only on sandbox accounts: no real card processing exists. */
 function checkPaymentMethod(ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): SandboxPaymentMethod {
-  if (ctx.livemode) throw validationFailed([{ field: "payment_method", message: `${LIVE_REFUSAL_MESSAGE}.` }]);
-  if (!isSandboxPaymentMethod(method)) {
-    throw validationFailed([
-      { field: "payment_method", message: `Unknown payment method '${method}'; use one of ${SANDBOX_PAYMENT_METHODS.join(", ")}.` },
-    ]);
-  }
+  const checked = checkSandboxPaymentMethod(ctx.livemode, method);
   // Partial funding models a transfer that arrives in parts: there is no authorization to capture.
   if (method === "pm_sandbox_partially_funded" && captureMethod === "manual") {
     throw validationFailed([{ field: "payment_method", message: "pm_sandbox_partially_funded does not support capture_method manual." }]);
   }
-  return method;
+  return checked;
 }
 
 export type CreatePaymentIntentInput = z.output<typeof PaymentIntentCreateInput> & {

@@ -15,6 +15,12 @@ const Quantity = z
   .max(2_147_483_647, "Must be at most 2147483647.")
   .meta({ description: "Default 1." });
 
+const DefaultPaymentMethod = z.string().min(1).meta({
+  description:
+    "A sandbox payment method (sandbox accounts only) that collects renewal invoices automatically; failed collection starts dunning. Null or absent: invoices are paid by the merchant (pay endpoint, out of band).",
+  example: "pm_sandbox_succeeds",
+});
+
 export const SubscriptionItemInput = z
   .strictObject({
     price: z.string().min(1).meta({ description: "An active recurring price (`price_…`) of this account." }),
@@ -36,6 +42,7 @@ export const SubscriptionCreateInput = z
       .max(MAX_TRIAL_DAYS, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
       .optional(),
     trial_end: DateTime.optional().meta({ description: "End of the trial, in the future; excludes `trial_period_days`." }),
+    default_payment_method: DefaultPaymentMethod.optional(),
     metadata: Metadata.optional(),
   })
   .superRefine((input, issues) => {
@@ -49,6 +56,7 @@ export const SubscriptionUpdateInput = z
   .strictObject({
     metadata: MetadataPatch.optional(),
     cancel_at_period_end: z.boolean().optional().meta({ description: "True: cancel when the current period ends." }),
+    default_payment_method: DefaultPaymentMethod.nullable().optional(),
   })
   .meta({ id: "SubscriptionUpdateInput" });
 
@@ -89,6 +97,7 @@ export const Subscription = z
     cancelled_at: DateTime.nullable(),
     paused_at: DateTime.nullable(),
     latest_invoice: z.string().nullable().meta({ description: "The newest invoice (`in_…`) it produced." }),
+    default_payment_method: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     livemode: z.boolean(),
     created: DateTime,

@@ -29,6 +29,7 @@ export function serializeSubscription({ subscription: s, items }: SubscriptionWi
     cancelled_at: iso(s.cancelledAt),
     paused_at: iso(s.pausedAt),
     latest_invoice: s.latestInvoiceId,
+    default_payment_method: s.defaultPaymentMethod,
     metadata: s.metadata,
     livemode,
     created: s.created.toISOString(),

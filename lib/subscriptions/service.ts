@@ -11,6 +11,7 @@ import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
+import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { patchRecord } from "@/lib/schemas";
 import { addIntervals, nextPeriodEnd, type Interval } from "./period";
 import type {
@@ -165,6 +166,8 @@ export async function createSubscription({
     .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, input.customer), isNull(customers.deletedAt)));
   if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
   const checked = await resolveItems(db, ctx.accountId, input.items);
+  const defaultPaymentMethod =
+    input.default_payment_method === undefined ? null : checkSandboxPaymentMethod(ctx.livemode, input.default_payment_method, "default_payment_method");
 
   const id = newId("subscription");
   const header = { id, customerId: customer.id, currency: checked.schedule.currency };
@@ -198,6 +201,7 @@ export async function createSubscription({
         currentPeriodEnd: trialEnd ?? addIntervals(now, schedule.interval, schedule.intervalCount),
         trialEnd,
         latestInvoiceId: draft?.invoice.id ?? null,
+        defaultPaymentMethod,
         metadata: input.metadata ?? {},
         created: now,
         updated: now,
@@ -290,11 +294,18 @@ export async function updateSubscription({
 }: Verb<{ id: string; changes: z.output<typeof SubscriptionUpdateInput> }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription: before }) => {
     assertStatus(before, "updated", LIVE);
+    const method = input.changes.default_payment_method;
     const next = {
       metadata: patchRecord(before.metadata, input.changes.metadata),
       cancelAtPeriodEnd: input.changes.cancel_at_period_end ?? before.cancelAtPeriodEnd,
+      defaultPaymentMethod:
+        method === undefined ? before.defaultPaymentMethod : method === null ? null : checkSandboxPaymentMethod(ctx.livemode, method, "default_payment_method"),
     };
-    if (next.cancelAtPeriodEnd === before.cancelAtPeriodEnd && JSON.stringify(next.metadata) === JSON.stringify(before.metadata)) {
+    if (
+      next.cancelAtPeriodEnd === before.cancelAtPeriodEnd &&
+      next.defaultPaymentMethod === before.defaultPaymentMethod &&
+      JSON.stringify(next.metadata) === JSON.stringify(before.metadata)
+    ) {
       return false;
     }
     await setFields(tx, before.id, next);
