@@ -19,6 +19,8 @@ const EnvSchema = z.object({
   INNGEST_DEV: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),
+  CHANGE_PLAN_DEPRECATED_AT: z.string().optional(),
+  CHANGE_PLAN_SUNSET_AT: z.string().optional(),
 });
 
 export type Config = {
@@ -38,16 +40,72 @@ export type Config = {
   };
   /** Inngest drives webhook delivery when a dev server, or an event key and a signing key, are set. */
   inngestConfigured: boolean;
+  /** The deprecated change-subscription-plan operation: announced at `deprecatedAt`, 410 from `sunset`. */
+  changePlan: DeprecationWindow;
 };
+
+export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
+
+/** The spec's minimum deprecation notice (Limits: "minimum 6 months"), in calendar months. */
+export const MIN_DEPRECATION_NOTICE_MONTHS = 6;
+export const CHANGE_PLAN_DEPRECATED_AT_DEFAULT = "2026-11-22";
+
+/** `date` plus `months` calendar months in UTC, a day the target month lacks clamped to its last day. */
+export function addUtcMonths(date: Date, months: number): Date {
+  const total = date.getUTCFullYear() * 12 + date.getUTCMonth() + months;
+  const year = Math.floor(total / 12);
+  const month = total % 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(
+    Date.UTC(year, month, Math.min(date.getUTCDate(), lastDay), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()),
+  );
+}
+
+/** `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time with a zone. */
+function parseInstant(name: string, value: string): Date {
+  const ok = /^\d{4}-\d{2}-\d{2}$/.test(value) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value);
+  const date = new Date(value);
+  if (!ok || Number.isNaN(date.getTime())) {
+    throw new Error(`${name} must be a date (YYYY-MM-DD, midnight UTC) or an ISO 8601 date-time with a zone; got '${value}'.`);
+  }
+  return date;
+}
+
+/**
+ * The deprecation window of an operation from two settings. The sunset defaults to the minimum
+ * notice after the deprecation date; an earlier sunset is refused, so no configuration can retire
+ * the operation with less notice than the spec promises.
+ */
+export function deprecationWindow(
+  names: { deprecatedAt: string; sunset: string },
+  values: { deprecatedAt: string | undefined; sunset: string | undefined },
+  defaultDeprecatedAt: string,
+): DeprecationWindow {
+  const deprecatedAt = parseInstant(names.deprecatedAt, values.deprecatedAt ?? defaultDeprecatedAt);
+  const earliest = addUtcMonths(deprecatedAt, MIN_DEPRECATION_NOTICE_MONTHS);
+  if (values.sunset === undefined) return { deprecatedAt, sunset: earliest };
+  const sunset = parseInstant(names.sunset, values.sunset);
+  if (sunset.getTime() < earliest.getTime()) {
+    throw new Error(
+      `${names.sunset} (${sunset.toISOString()}) must be at least ${MIN_DEPRECATION_NOTICE_MONTHS} months after ${names.deprecatedAt} (${deprecatedAt.toISOString()}): the earliest allowed sunset is ${earliest.toISOString()}.`,
+    );
+  }
+  return { deprecatedAt, sunset };
+}
 
 let cached: Config | undefined;
 
 export function config(): Config {
-  if (cached) return cached;
+  cached ??= loadConfig(process.env);
+  return cached;
+}
+
+/** The configuration of an environment; throws on an invalid one (at start-up, from instrumentation). */
+export function loadConfig(source: Record<string, string | undefined>): Config {
   // An empty variable means "not set" (common in .env files and CI matrices).
-  const present = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== ""));
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const env = EnvSchema.parse(present);
-  cached = {
+  return {
     databaseUrl: env.DATABASE_URL,
     environment: env.BILLING_ENV,
     dataDir: env.BILLING_DATA_DIR,
@@ -66,8 +124,12 @@ export function config(): Config {
     // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
     // and the serve route answers 500 without a signing key).
     inngestConfigured: Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)),
+    changePlan: deprecationWindow(
+      { deprecatedAt: "CHANGE_PLAN_DEPRECATED_AT", sunset: "CHANGE_PLAN_SUNSET_AT" },
+      { deprecatedAt: env.CHANGE_PLAN_DEPRECATED_AT, sunset: env.CHANGE_PLAN_SUNSET_AT },
+      CHANGE_PLAN_DEPRECATED_AT_DEFAULT,
+    ),
   };
-  return cached;
 }
 
 export type BillingEnvironment = Config["environment"];

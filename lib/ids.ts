@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
 import { config } from "./config";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   refund: "re_",
   customerDiscount: "di_",
   subscriptionItem: "si_",
+  subscriptionChangeRequest: "scr_",
   request: "req_",
 } as const;
 

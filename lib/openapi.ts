@@ -13,6 +13,7 @@ import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
 import { refundOperations } from "@/lib/refunds/operations";
+import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
 import { subscriptionOperations } from "@/lib/subscriptions/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
 
@@ -29,6 +30,7 @@ export const API_OPERATIONS: Operation[] = [
   ...refundOperations,
   ...invoiceOperations,
   ...subscriptionOperations,
+  ...subscriptionChangeOperations,
   ...webhookOperations,
   ...apiTokenOperations,
   ...testClockOperations,
@@ -50,6 +52,7 @@ const Problem = z
     retryable: z.boolean().optional(),
     invoice_id: z.string().optional().meta({ description: "With `invoice_locked`: the invoice being modified." }),
     subscription_id: z.string().nullable().optional().meta({ description: "With `invoice_locked`: its subscription." }),
+    change_request_id: z.string().optional().meta({ description: "With `PARTIAL_APPLY_RETRYABLE`: the change request to apply again." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
 

@@ -462,3 +462,67 @@ export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: 
   const invoice = draft ? await finalizeInvoice({ ctx, input: { id: draft.invoice.id } }) : null;
   return { subscription: renewed, invoice };
 }
+
+/* ─── For subscription change requests (lib/subscription-changes) ─────────────────────────────
+ * Exports of the helpers above, and one item change applied inside the caller's transaction. The
+ * change-request service validates a step (with these helpers, under the subscription's lock)
+ * before it calls applyItemChange.
+ */
+
+export type SubscriptionSchedule = Schedule;
+export {
+  lockSubscription as lockSubscriptionForChange,
+  recurringPrice as checkSubscriptionPrice,
+  scheduleOfSubscription as subscriptionScheduleOf,
+};
+
+/** One change of a subscription's items, already validated against the locked subscription. */
+export type ItemChange =
+  | { type: "switch_price"; itemId: string; priceId: string }
+  | { type: "set_quantity"; itemId: string; quantity: number }
+  | { type: "add_item"; priceId: string; quantity: number }
+  | { type: "remove_item"; itemId: string };
+
+/**
+ * Writes one item change of a subscription locked by `tx` (lockSubscriptionForChange) and emits
+ * `customer.subscription.updated` with the full subscription before and after, in that
+ * transaction. A switched item keeps its id; an added item gets a new one (returned as `itemId`).
+ */
+export async function applyItemChange(
+  tx: Transaction,
+  ctx: ServiceContext,
+  before: SubscriptionWithItems,
+  itemChange: ItemChange,
+  now: Date,
+): Promise<{ after: SubscriptionWithItems; itemId: string }> {
+  let itemId: string;
+  switch (itemChange.type) {
+    case "switch_price":
+      itemId = itemChange.itemId;
+      await tx.update(subscriptionItems).set({ priceId: itemChange.priceId, updated: now }).where(eq(subscriptionItems.id, itemId));
+      break;
+    case "set_quantity":
+      itemId = itemChange.itemId;
+      await tx.update(subscriptionItems).set({ quantity: itemChange.quantity, updated: now }).where(eq(subscriptionItems.id, itemId));
+      break;
+    case "add_item":
+      itemId = newId("subscriptionItem");
+      await tx.insert(subscriptionItems).values({
+        id: itemId,
+        subscriptionId: before.subscription.id,
+        priceId: itemChange.priceId,
+        quantity: itemChange.quantity,
+        created: now,
+        updated: now,
+      });
+      break;
+    case "remove_item":
+      itemId = itemChange.itemId;
+      await tx.update(subscriptionItems).set({ deletedAt: now, updated: now }).where(eq(subscriptionItems.id, itemId));
+      break;
+  }
+  const [subscription] = await tx.update(subscriptions).set({ updated: now }).where(eq(subscriptions.id, before.subscription.id)).returning();
+  const after = { subscription: subscription!, items: await itemsOf(tx, before.subscription.id) };
+  await emit(tx, ctx, "customer.subscription.updated", after, before);
+  return { after, itemId };
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { DateTime, Metadata } from "@/lib/schemas";
+
+export const CHANGE_REQUEST_STATUSES = ["open", "partially_applied", "applied", "canceled"] as const;
+export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
+
+/** Enough for replacing every one of 20 items (20 removals + 20 additions) with room to spare. */
+export const MAX_STEPS = 50;
+
+/** The quantity column is a 32-bit integer (as for subscription items). */
+const Quantity = z
+  .int({ error: "Must be a whole number from 1 to 2147483647." })
+  .min(1, "Must be 1 or more.")
+  .max(2_147_483_647, "Must be at most 2147483647.");
+
+const ItemRef = z.string().min(1).meta({ description: "A current item (`si_…`) of the subscription." });
+const PriceRef = z.string().min(1).meta({ description: "An active recurring price (`price_…`) on the subscription's currency and interval." });
+
+export const ChangeStepInput = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("switch_price"), item: ItemRef, price: PriceRef }).meta({ title: "switch_price" }),
+    z.strictObject({ type: z.literal("set_quantity"), item: ItemRef, quantity: Quantity }).meta({ title: "set_quantity" }),
+    z
+      .strictObject({ type: z.literal("add_item"), price: PriceRef, quantity: Quantity.optional().meta({ description: "Default 1." }) })
+      .meta({ title: "add_item" }),
+    z.strictObject({ type: z.literal("remove_item"), item: ItemRef }).meta({ title: "remove_item" }),
+  ])
+  .meta({ id: "SubscriptionChangeStepInput" });
+
+export type ChangeStepInputValue = z.output<typeof ChangeStepInput>;
+
+export const ChangeRequestCreateInput = z
+  .strictObject({
+    steps: z
+      .array(ChangeStepInput)
+      .min(1, "At least one step.")
+      .max(MAX_STEPS, `At most ${MAX_STEPS} steps.`)
+      .meta({ description: "Item changes, applied in this order; every intermediate state must be a valid subscription." }),
+    metadata: Metadata.optional(),
+  })
+  .meta({ id: "SubscriptionChangeRequestCreateInput" });
+
+export const ChangeRequestApplyInput = z
+  .strictObject({
+    payment_method: z.string().min(1).optional().meta({
+      description:
+        "Sandbox payment method that pays `amount_due_now_atom`; default the subscription's `default_payment_method`. Required when something is due and the subscription has none.",
+      example: "pm_sandbox_succeeds",
+    }),
+    sandbox_fail_step: z
+      .int({ error: "Must be a step index (0-based)." })
+      .min(0, "Must be a step index (0-based).")
+      .optional()
+      .meta({
+        description:
+          "Sandbox accounts only (422 on live accounts): the 0-based index of a step that fails during this call, after the payment was collected, to exercise `PARTIAL_APPLY_RETRYABLE`. A later apply without it resumes.",
+      }),
+  })
+  .meta({ id: "SubscriptionChangeRequestApplyInput" });
+
+export const ChangeRequestCancelInput = z.strictObject({}).meta({ id: "SubscriptionChangeRequestCancelInput" });
+
+export const ChangePlanInput = z
+  .strictObject({
+    price: PriceRef,
+    quantity: Quantity.optional().meta({ description: "Default 1." }),
+    payment_method: z.string().min(1).optional().meta({ description: "As for applying a change request." }),
+  })
+  .meta({ id: "ChangeSubscriptionPlanInput" });
+
+export const ChangeStep = z
+  .object({
+    type: z.enum(["switch_price", "set_quantity", "add_item", "remove_item"]),
+    item: z.string().nullable().meta({ description: "The item acted on; for `add_item`, the new item once applied (null before)." }),
+    price: z.string().nullable(),
+    quantity: z.number().int().nullable(),
+    state: z.enum(["pending", "applied"]),
+  })
+  .meta({ id: "SubscriptionChangeStep" });
+
+export const ChangeRequest = z
+  .object({
+    id: z.string().meta({ example: "scr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    object: z.literal("subscription_change_request"),
+    subscription: z.string(),
+    status: z.enum(CHANGE_REQUEST_STATUSES),
+    steps: z.array(ChangeStep),
+    amount_due_now_atom: z.number().int().meta({
+      description:
+        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount.",
+    }),
+    next_invoice_amount_atom: z.number().int().meta({ description: "The items after the change for one period, before discounts." }),
+    currency: z.string(),
+    proration_date: DateTime.meta({ description: "The instant the proration was computed for (the account's clock at creation)." }),
+    invoice: z.string().nullable().meta({ description: "The proration invoice (`in_…`), once apply created it." }),
+    payment_collected_at: DateTime.nullable(),
+    applied_steps: z.number().int(),
+    applied_at: DateTime.nullable(),
+    last_error: z.string().nullable().meta({ description: "Why the last apply stopped (payment failure, failed step); null once applied." }),
+    metadata: z.record(z.string(), z.string()),
+    livemode: z.boolean(),
+    created: DateTime,
+    updated: DateTime,
+  })
+  .meta({ id: "SubscriptionChangeRequest" });
+
+export const ChangeRequestList = listEnvelopeSchema(ChangeRequest, "SubscriptionChangeRequestList");
+
+export const ChangeRequestListQuery = PaginationQuery.extend({
+  status: z
+    .enum(CHANGE_REQUEST_STATUSES, { error: `status must be one of ${CHANGE_REQUEST_STATUSES.join(", ")}.` })
+    .optional(),
+});
+
+export type ChangeRequestObject = z.input<typeof ChangeRequest>;
