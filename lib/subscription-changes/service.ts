@@ -154,9 +154,10 @@ async function recordError(ctx: ServiceContext, request: ChangeRequestRow, messa
 
 function noLongerApplies(request: ChangeRequestRow, error: ServiceError): ServiceError {
   const errors = (error.extras.errors as FieldError[] | undefined) ?? [];
+  const why = errors.length > 0 ? errors.map((e) => `${e.field}: ${e.message}`).join("; ") : error.message;
   return new ServiceError(
     "conflict",
-    `Change request '${request.id}' no longer applies to subscription '${request.subscriptionId}': ${error.message} Nothing was charged or changed; cancel it and create a new one.`,
+    `Change request '${request.id}' no longer applies to subscription '${request.subscriptionId}': ${why} Nothing was charged or changed; cancel it and create a new one.`,
     errors.length > 0 ? { errors } : {},
   );
 }
@@ -228,7 +229,7 @@ async function collectPayment(
     invoice = await payInvoice({ ctx, input: { id: invoiceId, payment: { payment_method: method } } });
   }
   if (invoice.invoice.status !== "paid") {
-    const reason = await collectionFailure(invoice);
+    const reason = (await collectionFailure(invoice)).replace(/\.$/, "");
     await recordError(ctx, request, `Payment not collected: ${reason}.`);
     throw new ServiceError(
       "conflict",
