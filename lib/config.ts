@@ -19,6 +19,10 @@ const EnvSchema = z.object({
   INNGEST_DEV: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),
+  PLATFORM_BILLING_MODE: z.enum(["live", "sandbox"]).default("live"),
+  PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
+  PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
+  PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
 });
 
 export type Config = {
@@ -38,6 +42,13 @@ export type Config = {
   };
   /** Inngest drives webhook delivery when a dev server, or an event key and a signing key, are set. */
   inngestConfigured: boolean;
+  /** How the platform bills its merchant organizations (lib/platform). */
+  platform: {
+    /** Which of the platform's accounts holds the merchants' subscriptions; `sandbox` lets its test clock run them. */
+    billingMode: "live" | "sandbox";
+    plan: { amountAtom: number; currency: string };
+    trialDays: number;
+  };
 };
 
 let cached: Config | undefined;
@@ -66,6 +77,11 @@ export function config(): Config {
     // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
     // and the serve route answers 500 without a signing key).
     inngestConfigured: Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)),
+    platform: {
+      billingMode: env.PLATFORM_BILLING_MODE,
+      plan: { amountAtom: env.PLATFORM_PLAN_AMOUNT_ATOM, currency: env.PLATFORM_PLAN_CURRENCY },
+      trialDays: env.PLATFORM_TRIAL_DAYS,
+    },
   };
   return cached;
 }
