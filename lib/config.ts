@@ -21,6 +21,10 @@ const EnvSchema = z.object({
   INNGEST_SIGNING_KEY: z.string().optional(),
   CHANGE_PLAN_DEPRECATED_AT: z.string().optional(),
   CHANGE_PLAN_SUNSET_AT: z.string().optional(),
+  PLATFORM_BILLING_MODE: z.enum(["live", "sandbox"]).default("live"),
+  PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
+  PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
+  PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
 });
 
 export type Config = {
@@ -42,6 +46,13 @@ export type Config = {
   inngestConfigured: boolean;
   /** The deprecated change-subscription-plan operation: announced at `deprecatedAt`, 410 from `sunset`. */
   changePlan: DeprecationWindow;
+  /** How the platform bills its merchant organizations (lib/platform). */
+  platform: {
+    /** Which of the platform's accounts holds the merchants' subscriptions; `sandbox` lets its test clock run them. */
+    billingMode: "live" | "sandbox";
+    plan: { amountAtom: number; currency: string };
+    trialDays: number;
+  };
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -129,6 +140,11 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       { deprecatedAt: env.CHANGE_PLAN_DEPRECATED_AT, sunset: env.CHANGE_PLAN_SUNSET_AT },
       CHANGE_PLAN_DEPRECATED_AT_DEFAULT,
     ),
+    platform: {
+      billingMode: env.PLATFORM_BILLING_MODE,
+      plan: { amountAtom: env.PLATFORM_PLAN_AMOUNT_ATOM, currency: env.PLATFORM_PLAN_CURRENCY },
+      trialDays: env.PLATFORM_TRIAL_DAYS,
+    },
   };
 }
 

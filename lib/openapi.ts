@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
-import { getBillingStatusOperation } from "@/lib/billing-status/operations";
+import { getBillingStatusOperation, updateBillingStatusOperation } from "@/lib/billing-status/operations";
 import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
@@ -20,6 +20,7 @@ import { webhookOperations } from "@/lib/webhooks/operations";
 /** Every operation of the API; the OpenAPI document is generated from exactly these. */
 export const API_OPERATIONS: Operation[] = [
   getBillingStatusOperation,
+  updateBillingStatusOperation,
   ...eventOperations,
   ...customerOperations,
   ...couponOperations,

@@ -5,6 +5,7 @@ import { generatePassword, hashPassword } from "@/lib/auth/passwords";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
+import { enrollOrganization } from "@/lib/platform/service";
 
 export const DEMO_EMAIL = "demo@example.com";
 const SEED = "seed";
@@ -27,7 +28,7 @@ export type SeedResult = {
 export async function seedDemo(db: Database): Promise<SeedResult> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  return db.transaction(async (tx) => {
+  const { result, organizationId } = await db.transaction(async (tx) => {
     let [user] = await tx.select().from(users).where(eq(users.email, DEMO_EMAIL));
     if (!user) {
       const { organizationId } = await createOrganization(tx, { name: "Demo Company" });
@@ -66,15 +67,21 @@ export async function seedDemo(db: Database): Promise<SeedResult> {
       createdBy: SEED,
     });
     return {
-      account_id: live.id,
-      sandbox_account_id: sandbox.id,
-      secret_token: secret.token,
-      publishable_token: publishable.token,
-      sandbox_secret_token: sandboxSecret.token,
-      dashboard_email: DEMO_EMAIL,
-      dashboard_password: password,
+      organizationId: user!.organizationId,
+      result: {
+        account_id: live.id,
+        sandbox_account_id: sandbox.id,
+        secret_token: secret.token,
+        publishable_token: publishable.token,
+        sandbox_secret_token: sandboxSecret.token,
+        dashboard_email: DEMO_EMAIL,
+        dashboard_password: password,
+      },
     };
   });
+  // The demo organization trials the platform like any new organization (idempotent on re-runs).
+  await enrollOrganization({ organizationId, email: DEMO_EMAIL, name: "Demo Company" });
+  return result;
 }
 
 export function describeSeed(result: SeedResult, baseUrl: string): string {

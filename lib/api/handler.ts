@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { sessionFromRequest } from "@/lib/auth/session";
 import { authenticateToken, type Principal } from "@/lib/auth/tokens";
-import { findOrganizationAccount } from "@/lib/auth/users";
+import { findAccount, findOrganizationAccount } from "@/lib/auth/users";
 import { accountClock } from "@/lib/clock/time";
+import { isPlatformOrganization } from "@/lib/platform/ids";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import {
@@ -72,6 +73,12 @@ function bearerToken(request: Request): string {
 }
 
 function authorizeToken(operation: Operation, principal: Principal, accountId: string | undefined): void {
+  if (operation.access === "operator") {
+    if (principal.kind !== "secret" || !isPlatformOrganization(principal.organizationId)) {
+      throw new ServiceError("forbidden", "Only platform operators (secret tokens of the platform organization) may call this operation.");
+    }
+    return;
+  }
   if (accountId !== undefined && accountId !== principal.accountId) {
     throw new ServiceError("forbidden", `This token cannot access account '${accountId}'.`);
   }
@@ -115,7 +122,7 @@ async function authenticate(
   correlationId: string,
 ): Promise<ServiceContext> {
   if (!request.headers.get("authorization")) {
-    const session = await sessionFromRequest(request);
+    const session = operation.access === "operator" ? null : await sessionFromRequest(request);
     if (session) {
       if (accountId === undefined) {
         throw new ServiceError("forbidden", "Dashboard sessions act on a named account: use /api/{account_id}/….");
@@ -134,6 +141,18 @@ async function authenticate(
   }
   const principal = await authenticateToken(bearerToken(request));
   authorizeToken(operation, principal, accountId);
+  if (operation.access === "operator" && accountId !== undefined) {
+    // An operator acts on the account named by the path, as the operator's token.
+    const account = await findAccount(accountId);
+    if (!account) throw new ServiceError("not_found", `No such account: '${accountId}'.`);
+    return {
+      accountId,
+      livemode: account.livemode,
+      actor: { type: "api_key", id: principal.tokenId },
+      correlationId,
+      now: accountClock(account.clockOffsetMs),
+    };
+  }
   return {
     accountId: principal.accountId,
     livemode: principal.livemode,

@@ -12,8 +12,10 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * tokens (the publishable allow-list is exactly the operations marked so). `dashboard`: only a
  * signed-in dashboard user (token management). `public`: anyone. A dashboard session may call
  * every operation but `public` ones need none, on the accounts of the user's organization.
+ * `operator`: only secret tokens of the platform organization, on any account's path (the
+ * operation then acts on that account); never a dashboard session or a merchant's token.
  */
-export type Access = "secret" | "publishable" | "dashboard" | "public";
+export type Access = "secret" | "publishable" | "dashboard" | "public" | "operator";
 
 /** DESIGN.md decision 14: a deprecated operation announces its sunset, then answers 410. */
 export type Deprecation = {

@@ -5,6 +5,7 @@ import { accounts, users } from "@/db/schema";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
+import { enrollOrganization } from "@/lib/platform/service";
 import { hashPassword, verifyPassword } from "./passwords";
 
 export const SignUpInput = z.strictObject({
@@ -25,7 +26,7 @@ export async function signUp(input: z.input<typeof SignUpInput>): Promise<Sessio
   const { name, company, email, password } = parsed.data;
   const passwordHash = await hashPassword(password);
   const db = await getDb();
-  return db.transaction(async (tx) => {
+  const user = await db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (existing) throw new ServiceError("conflict", "An account with this email already exists. Sign in instead.");
     const { organizationId } = await createOrganization(tx, { name: company });
@@ -33,6 +34,21 @@ export async function signUp(input: z.input<typeof SignUpInput>): Promise<Sessio
     await tx.insert(users).values({ id, organizationId, email, name, passwordHash });
     return { id, email, name, organizationId };
   });
+  await enrollNewOrganization({ organizationId: user.organizationId, email, name: company });
+  return user;
+}
+
+/**
+ * A new organization starts trialing the platform. Enrollment runs after the organization is
+ * committed; should it fail, sign-up still succeeds and the organization reads `orphaned` (its
+ * billing status says exactly that) until `npm run platform -- enroll` finishes it.
+ */
+async function enrollNewOrganization(input: { organizationId: string; email: string; name: string }): Promise<void> {
+  try {
+    await enrollOrganization(input);
+  } catch (error) {
+    console.error(`Could not enroll organization ${input.organizationId} in platform billing.`, error);
+  }
 }
 
 /** The user for an email and password, or null (same answer for unknown email and wrong password). */
@@ -49,12 +65,15 @@ export async function findOrCreateOAuthUser(input: { email: string; name: string
   const db = await getDb();
   const [user] = await db.select().from(users).where(eq(users.email, email));
   if (user) return { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId };
-  return db.transaction(async (tx) => {
-    const { organizationId } = await createOrganization(tx, { name: input.name ? `${input.name}'s company` : email });
+  const company = input.name ? `${input.name}'s company` : email;
+  const created = await db.transaction(async (tx) => {
+    const { organizationId } = await createOrganization(tx, { name: company });
     const id = newId("user");
     await tx.insert(users).values({ id, organizationId, email, name: input.name });
     return { id, email, name: input.name, organizationId };
   });
+  await enrollNewOrganization({ organizationId: created.organizationId, email, name: company });
+  return created;
 }
 
 export type OrganizationAccount = { id: string; name: string; livemode: boolean; clockOffsetMs: number };
@@ -70,11 +89,8 @@ export async function organizationAccounts(organizationId: string): Promise<Orga
   return rows.sort((a, b) => Number(b.livemode) - Number(a.livemode));
 }
 
-/** The account if it belongs to the organization, else null. */
-export async function findOrganizationAccount(
-  organizationId: string,
-  accountId: string,
-): Promise<OrganizationAccount | null> {
+/** Any account by id (operators act on every organization's accounts). */
+export async function findAccount(accountId: string): Promise<(OrganizationAccount & { organizationId: string }) | null> {
   const db = await getDb();
   const [row] = await db
     .select({
@@ -86,6 +102,15 @@ export async function findOrganizationAccount(
     })
     .from(accounts)
     .where(eq(accounts.id, accountId));
+  return row ?? null;
+}
+
+/** The account if it belongs to the organization, else null. */
+export async function findOrganizationAccount(
+  organizationId: string,
+  accountId: string,
+): Promise<OrganizationAccount | null> {
+  const row = await findAccount(accountId);
   return row && row.organizationId === organizationId
     ? { id: row.id, name: row.name, livemode: row.livemode, clockOffsetMs: row.clockOffsetMs }
     : null;

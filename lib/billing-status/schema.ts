@@ -32,3 +32,22 @@ export const BillingStatus = z
   });
 
 export type BillingStatusObject = z.input<typeof BillingStatus>;
+
+export const BillingStatusUpdateInput = z
+  .strictObject({
+    cit_processing_enabled: z.boolean().optional(),
+    mit_processing_enabled: z.boolean().optional(),
+    billing_exempt: z.boolean().optional().meta({ description: "True: the organization is `exempt` from platform billing." }),
+  })
+  .meta({ id: "BillingStatusUpdateInput" });
+
+export type BillingStatusUpdateInput = z.output<typeof BillingStatusUpdateInput>;
+
+export const OperatorBillingStatus = BillingStatus.extend({
+  organization: z.string().meta({ description: "The organization (`org_…`) that owns the account." }),
+  billing_exempt: z.boolean(),
+  platform_customer: z.string().nullable().meta({ description: "Its customer (`cus_…`) on the platform's billing account." }),
+  platform_subscription: z.string().nullable().meta({ description: "Its newest platform subscription (`sub_…`)." }),
+}).meta({ id: "OperatorBillingStatus" });
+
+export type OperatorBillingStatusObject = z.input<typeof OperatorBillingStatus>;

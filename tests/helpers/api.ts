@@ -18,7 +18,7 @@ export function apiBaseUrl(): string {
 }
 
 /** A small client over real HTTP, authenticated with `token` when given. */
-export function api(token?: string) {
+export function api(token?: string, baseUrl?: string) {
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}) };
     let body: string | undefined;
@@ -27,7 +27,7 @@ export function api(token?: string) {
       body = JSON.stringify(options.body);
       headers["Content-Type"] = "application/json";
     }
-    const response = await fetch(`${apiBaseUrl()}${path}`, {
+    const response = await fetch(`${baseUrl ?? apiBaseUrl()}${path}`, {
       method,
       headers: { ...headers, ...options.headers },
       body,

@@ -3,6 +3,7 @@ import { getDb } from "@/db/client";
 import { apiTokens, organizations } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { createOrganization } from "@/lib/organizations/service";
+import { enrollOrganization } from "@/lib/platform/service";
 import { api } from "./api";
 
 let counter = 0;
@@ -11,6 +12,7 @@ let counter = 0;
 export async function newMerchant(name = `Merchant ${++counter}`) {
   const db = await getDb();
   const organization = await createOrganization(db, { name });
+  await enrollOrganization({ organizationId: organization.organizationId, email: "owner@example.com", name });
   const secret = await issueToken(db, { accountId: organization.liveAccountId, kind: "secret", name: "test secret" });
   const publishable = await issueToken(db, {
     accountId: organization.liveAccountId,

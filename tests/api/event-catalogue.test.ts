@@ -1,0 +1,239 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { EVENT_TYPES } from "@/lib/events/catalogue";
+import { api, type Client, type Json } from "../helpers/api";
+import { newMerchant } from "../helpers/merchant";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Every type of the spec's catalogue is produced by a real flow: the API calls a merchant makes,
+ * the hosted checkout's completion, or the passage of time on the sandbox test clock. One sandbox
+ * account lives through all of it; then each type is checked for at least one event whose entity
+ * state is what the type says.
+ */
+let account: string;
+let client: Client;
+
+async function ok(response: Promise<{ status: number; body: Json; text: string }>): Promise<Json> {
+  const settled = await response;
+  expect(settled.status, settled.text).toBe(200);
+  return settled.body;
+}
+
+async function advance(ms: number): Promise<void> {
+  const clock = await ok(client.get(`/${account}/test-clock`));
+  await ok(client.post(`/${account}/test-clock/advance`, { to: new Date(Date.parse(clock.now) + ms).toISOString() }));
+}
+
+beforeAll(async () => {
+  const merchant = await newMerchant();
+  account = merchant.sandboxAccountId;
+  client = api(merchant.sandboxSecret.token);
+  const post = (path: string, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
+  const del = (path: string) => ok(client.delete(`/${account}${path}`));
+
+  // Catalogue: product, price, coupon — created, updated, deleted.
+  const product = await post("/products", { name: "Pro" });
+  await post(`/products/${product.id}`, { description: "The pro plan" });
+  const spare = await post("/products", { name: "Spare" });
+  const monthly = await post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" } });
+  const oneTime = await post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 500, type: "one_time" });
+  await post(`/prices/${monthly.id}`, { nickname: "Monthly" });
+  const retired = await post("/prices", { product: spare.id, currency: "usd", unit_amount_atom: 100, type: "one_time" });
+  await del(`/prices/${retired.id}`);
+  await del(`/products/${spare.id}`);
+  const tenOff = await post("/coupons", { percent_off: 10, duration: "forever" });
+  const fiveOff = await post("/coupons", { amount_off_atom: 500, currency: "usd", duration: "once" });
+  await post(`/coupons/${tenOff.id}`, { name: "Ten percent" });
+  const doomed = await post("/coupons", { percent_off: 1, duration: "forever" });
+  await del(`/coupons/${doomed.id}`);
+
+  // Customers and a customer discount: created, updated (replaced), deleted.
+  const customer = await post("/customers", { email: "jenny@example.com", name: "Jenny" });
+  await post(`/customers/${customer.id}`, { name: "Jenny Rosen" });
+  const leaving = await post("/customers", { email: "leaving@example.com" });
+  await del(`/customers/${leaving.id}`);
+  await post(`/customers/${customer.id}/discount`, { coupon: tenOff.id });
+  await post(`/customers/${customer.id}/discount`, { coupon: fiveOff.id });
+  await del(`/customers/${customer.id}/discount`);
+
+  // Payment intents through every sandbox outcome, and refunds that succeed and fail.
+  const intent = (payment_method: string, extra: object = {}) =>
+    post("/payment-intents", { amount_atom: 1000, currency: "usd", customer: customer.id, payment_method, confirm: true, ...extra });
+  const paid = await intent("pm_sandbox_succeeds");
+  await intent("pm_sandbox_declined");
+  await intent("pm_sandbox_requires_action");
+  await intent("pm_sandbox_partially_funded");
+  const authorized = await intent("pm_sandbox_succeeds", { capture_method: "manual" });
+  await post(`/payment-intents/${authorized.id}/cancel`);
+  const refusing = await intent("pm_sandbox_refund_fails");
+  const paymentOf = async (pi: string) => (await ok(client.get(`/${account}/payments?payment_intent=${pi}`))).items[0].id;
+  await post("/refunds", { payment: await paymentOf(paid.id), amount_atom: 400 });
+  await post("/refunds", { payment: await paymentOf(refusing.id) });
+
+  // Invoices: paid with a card then refunded, failed, needing action, voided, uncollectible, overdue.
+  const invoice = async (due_date?: string) => {
+    const draft = await post("/invoices", { customer: customer.id, currency: "usd", lines: [{ price: oneTime.id }], ...(due_date ? { due_date } : {}) });
+    return post(`/invoices/${draft.id}/finalize`);
+  };
+  const card = await invoice();
+  const cardPaid = await post(`/invoices/${card.id}/pay`, { payment_method: "pm_sandbox_succeeds" });
+  await post("/refunds", { payment: await paymentOf(cardPaid.payment_intent) });
+  await post(`/invoices/${(await invoice()).id}/pay`, { payment_method: "pm_sandbox_declined" });
+  await post(`/invoices/${(await invoice()).id}/pay`, { payment_method: "pm_sandbox_requires_action" });
+  await post(`/invoices/${(await invoice()).id}/void`);
+  await post(`/invoices/${(await invoice()).id}/mark-uncollectible`);
+  const clockNow = Date.parse((await ok(client.get(`/${account}/test-clock`))).now);
+  await invoice(new Date(clockNow + DAY).toISOString());
+
+  // Subscriptions: paused, resumed, updated, cancelled; a trial that will end and renew.
+  const subscription = await post("/subscriptions", { customer: customer.id, items: [{ price: monthly.id }] });
+  await post(`/subscriptions/${subscription.id}`, { metadata: { plan: "pro" } });
+  await post(`/subscriptions/${subscription.id}/pause`);
+  await post(`/subscriptions/${subscription.id}/resume`);
+  await post(`/subscriptions/${subscription.id}/cancel`);
+  await post("/subscriptions", {
+    customer: customer.id,
+    items: [{ price: monthly.id }],
+    trial_period_days: 7,
+    default_payment_method: "pm_sandbox_succeeds",
+  });
+
+  // Checkout: one completed on the hosted page's operation, one updated then deleted, one expired.
+  const checkout = (extra: object = {}) =>
+    post("/checkout/sessions", { mode: "payment", line_items: [{ price: oneTime.id, quantity: 2 }], success_url: "https://example.com/thanks", ...extra });
+  const completed = await checkout();
+  await ok(api().post(`/checkout/sessions/${completed.id}/complete`, { email: "new-buyer@example.com", payment_method: "pm_sandbox_succeeds" }));
+  const edited = await checkout();
+  await post(`/checkout/sessions/${edited.id}`, { metadata: { cart: "42" } });
+  await del(`/checkout/sessions/${edited.id}`);
+  await checkout();
+
+  // Time: 40 days pass — the invoice goes overdue, the trial announces its end and renews (with
+  // invoice.upcoming before), and the open checkout session expires.
+  await advance(40 * DAY);
+}, 120_000);
+
+type Check = (data: Json, event: Json) => void;
+const status = (expected: string): Check => (data) => expect(data.status).toBe(expected);
+const deleted: Check = (data) => expect(data.deleted).toBe(true);
+
+/** What each type implies about the entity state it carries. */
+const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
+  "payment.succeeded": status("succeeded"),
+  "payment.failed": status("failed"),
+  "payment.refunded": (data) => {
+    expect(["refunded", "partially_refunded"]).toContain(data.status);
+    expect(data.amount_refunded_atom).toBeGreaterThan(0);
+  },
+  "checkout.session.created": status("open"),
+  "checkout.session.updated": (data, event) => {
+    expect(data.status).toBe("open");
+    expect(event.previous_data).not.toBeNull();
+  },
+  "checkout.session.deleted": deleted,
+  "checkout.session.completed": (data) => {
+    expect(data.status).toBe("complete");
+    expect(data.customer).toMatch(/^cus_/);
+  },
+  "checkout.session.expired": status("expired"),
+  "payment_intent.created": (data, event) => {
+    expect(data.object).toBe("payment_intent");
+    expect(event.previous_data).toBeNull();
+  },
+  "payment_intent.processing": status("processing"),
+  "payment_intent.requires_action": status("requires_action"),
+  "payment_intent.amount_capturable_updated": (data) => {
+    expect(data.status).toBe("requires_capture");
+    expect(data.amount_capturable_atom).toBeGreaterThan(0);
+  },
+  "payment_intent.succeeded": status("succeeded"),
+  "payment_intent.canceled": status("canceled"),
+  "payment_intent.payment_failed": (data) => {
+    expect(data.status).toBe("requires_payment_method");
+    expect(data.last_payment_error).toBeTruthy();
+  },
+  "payment_intent.partially_funded": (data) => {
+    expect(data.status).toBe("partially_funded");
+    expect(data.amount_received_atom).toBeGreaterThan(0);
+    expect(data.amount_received_atom).toBeLessThan(data.amount_atom);
+  },
+  "customer.subscription.created": (data, event) => {
+    expect(data.object).toBe("subscription");
+    expect(event.previous_data).toBeNull();
+  },
+  "customer.subscription.updated": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "customer.subscription.paused": status("paused"),
+  "customer.subscription.resumed": status("active"),
+  "customer.subscription.cancelled": (data) => {
+    expect(data.status).toBe("cancelled");
+    expect(data.cancelled_at).toBeTruthy();
+  },
+  "customer.subscription.trial_will_end": (data, event) => {
+    expect(data.status).toBe("trialing");
+    const left = Date.parse(data.trial_end) - Date.parse(event.created);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(3 * DAY);
+    expect(event.actor_type).toBe("system");
+  },
+  "invoice.created": status("draft"),
+  "invoice.finalized": (data) => expect(["open", "paid"]).toContain(data.status),
+  "invoice.paid": (data) => {
+    expect(data.status).toBe("paid");
+    expect(data.due_amount_atom).toBe(0);
+    expect(data.paid_amount_atom).toBe(data.total_amount_atom);
+  },
+  "invoice.payment_succeeded": status("paid"),
+  "invoice.payment_failed": status("open"),
+  "invoice.payment_action_required": status("open"),
+  "invoice.overdue": (data, event) => {
+    expect(data.status).toBe("open");
+    expect(Date.parse(data.due_date)).toBeLessThanOrEqual(Date.parse(event.created));
+    expect(event.actor_type).toBe("system");
+  },
+  "invoice.voided": status("void"),
+  "invoice.marked_uncollectible": status("uncollectible"),
+  "invoice.refunded": status("paid"),
+  "invoice.upcoming": (data, event) => {
+    expect(data.subscription).toMatch(/^sub_/);
+    expect(data.total_amount_atom).toBeGreaterThan(0);
+    expect(event.actor_type).toBe("system");
+  },
+  "customer.created": (data) => expect(data.email).toContain("@"),
+  "customer.updated": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "customer.deleted": deleted,
+  "customer.discount.created": (data) => expect(data.coupon.id).toMatch(/^cpn_/),
+  "customer.discount.updated": (data, event) => expect(data.coupon.id).not.toBe(event.previous_data.coupon.id),
+  "customer.discount.deleted": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "coupon.created": (data) => expect(data.valid).toBe(true),
+  "coupon.updated": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "coupon.deleted": deleted,
+  "price.created": (data) => expect(Number.isInteger(data.unit_amount_atom)).toBe(true),
+  "price.updated": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "price.deleted": deleted,
+  "product.created": (data) => expect(data.object).toBe("product"),
+  "product.updated": (_data, event) => expect(event.previous_data).not.toBeNull(),
+  "product.deleted": deleted,
+  "refund.created": status("pending"),
+  "refund.updated": status("succeeded"),
+  "refund.failed": (data) => {
+    expect(data.status).toBe("failed");
+    expect(data.failure_reason).toBeTruthy();
+  },
+};
+
+describe("the event catalogue, produced by real flows", () => {
+  it("covers exactly the spec's 51 types", () => {
+    expect(EVENT_TYPES).toHaveLength(51);
+    expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it.each([...EVENT_TYPES])("%s was produced, with the entity state it implies", async (type) => {
+    const page = await ok(client.get(`/${account}/events?event_type=${type}&limit=100`));
+    expect(page.total, `no ${type} event`).toBeGreaterThan(0);
+    for (const event of page.items) {
+      expect(["api_key", "system", "customer"]).toContain(event.actor_type);
+      IMPLIES[type as keyof typeof IMPLIES](event.data, event);
+    }
+  });
+});
