@@ -223,10 +223,25 @@ async function collectPayment(
     });
   }
 
-  let invoice = await getInvoice({ ctx, input: { id: invoiceId } });
-  if (invoice.invoice.status === "draft") invoice = await finalizeInvoice({ ctx, input: { id: invoiceId } });
+  const id = invoiceId;
+  let invoice = await getInvoice({ ctx, input: { id } });
+  // A concurrent apply of the same request may finalize or pay the invoice between our read and
+  // our call (a 409 from lib/invoices): what counts is the invoice as it stands afterwards.
+  const settled = async (step: () => Promise<InvoiceWithLines>, done: (status: string) => boolean) => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.category !== "conflict") throw error;
+      const now = await getInvoice({ ctx, input: { id } });
+      if (done(now.invoice.status)) return now;
+      throw error;
+    }
+  };
+  if (invoice.invoice.status === "draft") {
+    invoice = await settled(() => finalizeInvoice({ ctx, input: { id } }), (status) => status !== "draft");
+  }
   if (invoice.invoice.status === "open" || invoice.invoice.status === "uncollectible") {
-    invoice = await payInvoice({ ctx, input: { id: invoiceId, payment: { payment_method: method } } });
+    invoice = await settled(() => payInvoice({ ctx, input: { id, payment: { payment_method: method } } }), (status) => status === "paid");
   }
   if (invoice.invoice.status !== "paid") {
     const reason = (await collectionFailure(invoice)).replace(/\.$/, "");

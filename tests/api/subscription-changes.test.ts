@@ -435,6 +435,34 @@ describe("applying a change request", () => {
     expect(events[3].data).toEqual(after);
   });
 
+  it("two concurrent applies of one request charge once and apply each step once", async () => {
+    const sub = await subscribe([{ price: s.prices.basic }, { price: s.prices.addon }]);
+    const [a, b] = sub.items.map((item: Json) => item.id);
+    const scr = await createRequest(sub, [
+      { type: "switch_price", item: a, price: s.prices.pro },
+      { type: "remove_item", item: b },
+      { type: "add_item", price: s.prices.extra, quantity: 2 },
+    ]);
+    const answers = await Promise.all([1, 2, 3].map(() => apply(sub, scr, { payment_method: "pm_sandbox_succeeds" })));
+    // Whoever loses a race answers a 409 (e.g. invoice_locked) having changed nothing of its own.
+    for (const answer of answers) expect([200, 409], answer.text).toContain(answer.status);
+    const final = await getRequest(sub, scr);
+    if (final.status !== "applied") expect((await apply(sub, scr)).status).toBe(200);
+    const done = await getRequest(sub, scr);
+    expect(done).toMatchObject({ status: "applied", applied_steps: 3 });
+
+    const succeeded = (await intentsOf(sub.customer)).filter((intent) => intent.status === "succeeded");
+    expect(succeeded).toEqual([expect.objectContaining({ invoice: done.invoice, amount_received_atom: scr.amount_due_now_atom })]);
+    const paid = (await invoicesOf(sub.customer)).filter((invoice) => invoice.status === "paid");
+    expect(paid.map((invoice) => invoice.id)).toEqual([done.invoice]);
+    const updates = (await eventsOf(sub.id)).filter((e) => e.type === "customer.subscription.updated");
+    expect(updates).toHaveLength(3);
+    expect((await getSub(sub)).items).toEqual([
+      { id: a, price: s.prices.pro, quantity: 1 },
+      { id: done.steps[2].item, price: s.prices.extra, quantity: 2 },
+    ]);
+  });
+
   it("refuses, charging nothing, a plan the subscription moved away from (archived price, changed items)", async () => {
     const sub = await subscribe([{ price: s.prices.basic }]);
     const gone = await s.price({ unit_amount_atom: 5000 });
