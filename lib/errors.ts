@@ -38,7 +38,8 @@ export const validationFailed = (errors: FieldError[], message?: string) =>
 
 /**
  * A 409 that names a conflicting operation in progress: the request was valid, changed nothing,
- * and the identical request succeeds later (spec: Retryable conflicts).
+ * and the identical request succeeds later (spec: Retryable conflicts). Also the change-request
+ * apply's `PARTIAL_APPLY_RETRYABLE`, raised after some work was done: a retry resumes it.
  */
 export function retryableConflict(input: {
   errorCode: string;
