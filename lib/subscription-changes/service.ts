@@ -298,6 +298,8 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
   return inChangeTransaction(async (tx) => {
     // The request's lock orders concurrent applies: a step is never applied twice.
     const locked = await lockRequest(tx, ctx, request.subscriptionId, request.id);
+    // Canceled by a concurrent call after this apply's checks (possible only while nothing was collected).
+    if (locked.status === "canceled") assertNotFinished(locked);
     const index = locked.steps.findIndex((step) => step.state === "pending");
     if (index === -1) return null;
     const before = await lockSubscriptionForChange(tx, ctx.accountId, locked.subscriptionId);
