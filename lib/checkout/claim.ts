@@ -4,7 +4,7 @@ import { checkoutSessions } from "@/db/schema";
 import { retryableConflict } from "@/lib/errors";
 import { inChangeTransaction } from "@/lib/events/transaction";
 
-/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked. */
+/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked (as lib/invoices/core.ts reads it). */
 const LOCK_NOT_AVAILABLE = "55P03";
 
 function sqlState(error: unknown): string | undefined {
@@ -25,8 +25,14 @@ const busy = (id: string) =>
     fields: { checkout_session_id: id },
   });
 
-/** Per-session queue within this process: the embedded database has one connection, so no row lock can be held across other transactions. */
-const queues = new Map<string, Promise<unknown>>();
+/**
+ * Per-session queues within this process: the embedded database has one connection, so no row
+ * lock can be held across other transactions. On globalThis because Next.js may bundle this module
+ * more than once into one process (each route), and every copy must share the same queues.
+ */
+const QUEUES = Symbol.for("billing-service.checkout-claims");
+const queues: Map<string, Promise<unknown>> = ((globalThis as typeof globalThis & { [QUEUES]?: Map<string, Promise<unknown>> })[QUEUES] ??=
+  new Map());
 
 async function inProcessQueue<T>(id: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(id) ?? Promise.resolve();

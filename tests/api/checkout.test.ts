@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { checkoutSessions } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
+import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
 import { api, apiBaseUrl, type Client, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -687,6 +688,9 @@ describe("expiry on the account's clock", () => {
     expectProblem(await complete(later.id, { email: "late@example.com", payment_method: "pm_sandbox_succeeds" }), 409, /expired at/);
     expect(await (await fetch(later.url)).text()).toContain("This checkout has expired");
     expect((await client.get(`/${accountId}/customers`)).body.total).toBe(0);
+    // The sweeps find the account on its own clock (real time plus the test clock's offset).
+    expect(await checkoutSessionExpiry.dueAccounts(db, new Date())).toContain(accountId);
+    expect(await checkoutSessionExpiry.dueAccounts(db, new Date(Date.now() - 2 * HOUR))).not.toContain(accountId);
     // The next run of the clock expires it, at its expiry time.
     const ran = await client.post(`/${accountId}/test-clock/advance`, { to: new Date(Date.parse(advanced.body.now) + 1000).toISOString() });
     expect(ran.body.transitions_run).toBe(1);
