@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import type { Operation } from "@/lib/api/operation";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { getBillingStatusOperation, updateBillingStatusOperation } from "@/lib/billing-status/operations";
+import { checkoutOperations } from "@/lib/checkout/operations";
 import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
@@ -30,6 +31,7 @@ export const API_OPERATIONS: Operation[] = [
   ...refundOperations,
   ...invoiceOperations,
   ...subscriptionOperations,
+  ...checkoutOperations,
   ...webhookOperations,
   ...apiTokenOperations,
   ...testClockOperations,
