@@ -3,6 +3,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import type { Operation } from "@/lib/api/operation";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { getBillingStatusOperation, updateBillingStatusOperation } from "@/lib/billing-status/operations";
+import { checkoutOperations } from "@/lib/checkout/operations";
 import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
@@ -32,6 +33,7 @@ export const API_OPERATIONS: Operation[] = [
   ...invoiceOperations,
   ...subscriptionOperations,
   ...subscriptionChangeOperations,
+  ...checkoutOperations,
   ...webhookOperations,
   ...apiTokenOperations,
   ...testClockOperations,

@@ -1,7 +1,7 @@
 import type { SubscriptionStatus } from "./types";
 
 /** The statuses the list can filter by (mirrors SUBSCRIPTION_STATUSES, which is a runtime value of a server module). */
-export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = ["trialing", "active", "paused", "cancelled"];
+export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused", "cancelled"];
 
 export function subscriptionsHref(accountId: string): string {
   return `/accounts/${accountId}/subscriptions`;

@@ -86,6 +86,7 @@ const STATUS_STYLES: Record<string, string> = {
   uncollectible: "bg-red-100 text-red-800",
   // Subscriptions (active is above)
   trialing: "bg-violet-100 text-violet-800",
+  past_due: "bg-red-100 text-red-800",
   paused: "bg-amber-100 text-amber-900",
   cancelled: "bg-slate-200 text-slate-700",
 };

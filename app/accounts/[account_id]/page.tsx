@@ -4,6 +4,8 @@ import { BillingStatusCard } from "@/components/overview/billing-status-card";
 import { DeliveryHealthCard } from "@/components/overview/delivery-health-card";
 import { FirstApiCall } from "@/components/overview/first-api-call";
 import { RecentEvents } from "@/components/overview/recent-events";
+import { TestClockCard } from "@/components/overview/test-clock-card";
+import { requireAccount } from "@/app/_lib/session";
 import { PageHeader } from "@/components/ui";
 
 export const metadata: Metadata = { title: "Overview · Billing Service" };
@@ -18,6 +20,7 @@ async function requestOrigin(): Promise<string> {
 
 export default async function OverviewPage({ params }: { params: Promise<{ account_id: string }> }) {
   const { account_id } = await params;
+  const { account } = await requireAccount(account_id);
   return (
     <>
       <PageHeader title="Overview" />
@@ -26,6 +29,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ accou
         <DeliveryHealthCard accountId={account_id} />
         <RecentEvents accountId={account_id} />
         <FirstApiCall accountId={account_id} serverOrigin={await requestOrigin()} />
+        {!account.livemode && <TestClockCard accountId={account_id} />}
       </div>
     </>
   );

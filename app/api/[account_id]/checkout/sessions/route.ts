@@ -1,0 +1,1 @@
+export { GET, POST, PUT, PATCH, DELETE, OPTIONS } from "@/app/api/checkout/sessions/route";

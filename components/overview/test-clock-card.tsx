@@ -1,0 +1,92 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { apiFetch } from "@/components/api-client";
+import { DetailItem, Time } from "@/components/events/bits";
+import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
+import { splitFormError } from "@/components/ui/form-errors";
+
+type TestClock = { now: string; offset_ms: number; transitions_run: number; next_due: string | null };
+
+const DAY_MS = 86_400_000;
+const STEPS = [
+  { label: "+1 day", ms: DAY_MS },
+  { label: "+1 week", ms: 7 * DAY_MS },
+  { label: "+1 month", ms: 31 * DAY_MS },
+];
+
+/**
+ * The sandbox account's test clock: move its time forward and every renewal, trial end, dunning
+ * retry, overdue invoice and checkout expiry due on the way happens, in order.
+ */
+export function TestClockCard({ accountId }: { accountId: string }) {
+  const queryClient = useQueryClient();
+  const [to, setTo] = useState("");
+  const clock = useQuery({
+    queryKey: ["test-clock", accountId],
+    queryFn: () => apiFetch<TestClock>(`/${accountId}/test-clock`),
+  });
+  const advance = useMutation({
+    mutationFn: (target: string) => apiFetch<TestClock>(`/${accountId}/test-clock/advance`, { method: "POST", body: { to: target } }),
+    onSuccess: (state) => {
+      queryClient.setQueryData(["test-clock", accountId], state);
+      // Everything time touched (subscriptions, invoices, events) may have changed.
+      void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== "test-clock" });
+    },
+  });
+  const errors = splitFormError(advance.error, ["to"] as const);
+  const by = (ms: number) => clock.data && advance.mutate(new Date(Date.parse(clock.data.now) + ms).toISOString());
+
+  return (
+    <Card title="Test clock (sandbox)">
+      {clock.isPending ? (
+        <Loading what="Loading the test clock" />
+      ) : clock.isError ? (
+        <ErrorBox error={clock.error} />
+      ) : (
+        <div className="space-y-3 text-sm">
+          <dl className="grid grid-cols-1 gap-x-6 gap-y-3 sm:grid-cols-2">
+            <DetailItem label="Account time">
+              <span data-testid="clock-now">
+                <Time iso={clock.data.now} />
+              </span>
+            </DetailItem>
+            <DetailItem label="Next transition due">
+              <Time iso={clock.data.next_due} />
+            </DetailItem>
+          </dl>
+          <div className="flex flex-wrap gap-2">
+            {STEPS.map((step) => (
+              <Button key={step.label} variant="secondary" disabled={advance.isPending} onClick={() => by(step.ms)}>
+                {step.label}
+              </Button>
+            ))}
+          </div>
+          <form
+            noValidate
+            aria-label="Advance the test clock"
+            className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-end"
+            onSubmit={(event) => {
+              event.preventDefault();
+              if (to) advance.mutate(new Date(to).toISOString());
+            }}
+          >
+            <Field label="Advance to" error={errors.fields.to}>
+              <input type="datetime-local" className={inputClass} value={to} onChange={(event) => setTo(event.target.value)} />
+            </Field>
+            <Button type="submit" disabled={advance.isPending || !to}>
+              Advance
+            </Button>
+          </form>
+          {errors.other ? <ErrorBox error={errors.other} /> : null}
+          {advance.data && (
+            <p role="status" className="text-slate-600">
+              Advanced: {advance.data.transitions_run} transition{advance.data.transitions_run === 1 ? "" : "s"} ran.
+            </p>
+          )}
+        </div>
+      )}
+    </Card>
+  );
+}
