@@ -240,7 +240,7 @@ type Answer = { status: number; body: string };
 /**
  * Runs a POST at most once per Idempotency-Key: a repeat with the same request replays the first
  * answer (success or a problem the domain raised) with `Idempotent-Replayed: true`. Unexpected
- * failures release the key so that the retry runs again. Validation problems happen before this
+ * failures and retryable conflicts release the key so that the retry runs again. Validation problems happen before this
  * point and never consume a key.
  */
 async function idempotently(
@@ -264,6 +264,12 @@ async function idempotently(
       throw error;
     }
     const problem = problemOf(error);
+    // A retryable conflict (invoice_locked, PARTIAL_APPLY_RETRYABLE, …) asks for the same request
+    // again: replaying it would answer that retry with the same refusal forever.
+    if (problem.retryable === true) {
+      await releaseIdempotencyKey(input);
+      throw error;
+    }
     answer = { status: problem.status, body: JSON.stringify(problem) };
   }
   await completeIdempotencyKey({ ...input, ...answer });

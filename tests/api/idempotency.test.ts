@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { idempotencyKeys } from "@/db/schema";
 import { requestFingerprint } from "@/lib/idempotency/service";
+import { api } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -78,6 +79,41 @@ describe("Idempotency-Key on POST", () => {
 
     expectProblem(await merchant.client.post("/customers", { email: "not-an-email" }, withKey("fix-and-retry")), 422);
     expect((await merchant.client.post("/customers", { email: "fixed@example.com" }, withKey("fix-and-retry"))).status).toBe(201);
+  });
+
+  it("does not replay a retryable conflict: the retry it asks for runs again", async () => {
+    const merchant = await newMerchant();
+    const client = api(merchant.sandboxSecret.token);
+    const base = `/${merchant.sandboxAccountId}`;
+    const product = (await client.post(`${base}/products`, { name: "Plan" })).body.id;
+    const price = async (unit_amount_atom: number) =>
+      (await client.post(`${base}/prices`, { product, currency: "usd", unit_amount_atom, type: "recurring", recurring: { interval: "month" } })).body.id;
+    const [basic, pro] = [await price(1000), await price(3000)];
+    const customer = (await client.post(`${base}/customers`, { email: "retry@example.com" })).body.id;
+    const sub = (await client.post(`${base}/subscriptions`, { customer, items: [{ price: basic, quantity: 1 }] })).body;
+    const scr = (
+      await client.post(`${base}/subscriptions/${sub.id}/change-requests`, {
+        steps: [
+          { type: "set_quantity", item: sub.items[0].id, quantity: 2 },
+          { type: "switch_price", item: sub.items[0].id, price: pro },
+        ],
+      })
+    ).body;
+    const apply = (body: object, key: string) => client.post(`${base}/subscriptions/${sub.id}/change-requests/${scr.id}/apply`, body, withKey(key));
+    const failing = { payment_method: "pm_sandbox_succeeds", sandbox_fail_step: 1 };
+
+    const first = await apply(failing, "apply-1");
+    expectProblem(first, 409);
+    expect(first.body).toMatchObject({ error_code: "PARTIAL_APPLY_RETRYABLE", retryable: true });
+    // The same request with the same key runs again (it fails again, by its own instruction) …
+    const again = await apply(failing, "apply-1");
+    expectProblem(again, 409);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(again.body.request_id).not.toBe(first.body.request_id);
+    // … and once the cause is gone the retry finishes the change.
+    const done = await apply({}, "apply-2");
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.status).toBe("applied");
   });
 
   it("forgets keys after 24 hours and keeps them per account", async () => {
