@@ -19,6 +19,7 @@ const EnvSchema = z.object({
   INNGEST_DEV: z.string().optional(),
   INNGEST_EVENT_KEY: z.string().optional(),
   INNGEST_SIGNING_KEY: z.string().optional(),
+  CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
 });
 
 export type Config = {
@@ -38,6 +39,8 @@ export type Config = {
   };
   /** Inngest drives webhook delivery when a dev server, or an event key and a signing key, are set. */
   inngestConfigured: boolean;
+  /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
+  clockTickMs: number | undefined;
 };
 
 let cached: Config | undefined;
@@ -66,6 +69,7 @@ export function config(): Config {
     // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
     // and the serve route answers 500 without a signing key).
     inngestConfigured: Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)),
+    clockTickMs: env.CLOCK_TICK_MS,
   };
   return cached;
 }
