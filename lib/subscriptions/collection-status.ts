@@ -59,6 +59,9 @@ export async function markPastDue(tx: Transaction, ctx: ServiceContext, subscrip
  */
 export async function settleSubscriptionOf(tx: Transaction, ctx: ServiceContext, invoiceId: string, subscriptionId: string | null): Promise<void> {
   if (subscriptionId === null) return;
+  // Most paid invoices belong to subscriptions in good standing: no lock for them.
+  const [current] = await tx.select({ status: subscriptions.status }).from(subscriptions).where(eq(subscriptions.id, subscriptionId));
+  if (current?.status !== "past_due") return;
   const [pending] = await tx
     .select({ id: invoices.id })
     .from(invoices)

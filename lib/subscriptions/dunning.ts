@@ -4,7 +4,7 @@ import { accounts, invoices, subscriptions } from "@/db/schema";
 import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
 import type { TimeTransition } from "@/lib/clock/transitions";
 import type { ServiceContext } from "@/lib/context";
-import { emit, loadInvoice } from "@/lib/invoices/core";
+import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
 import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/service";
 import { inChangeTransaction } from "@/lib/events/transaction";
@@ -69,6 +69,20 @@ export async function collectRenewalInvoice(tx: Transaction, ctx: ServiceContext
   if (!paid) await markPastDue(tx, ctx, subscription.id);
 }
 
+/**
+ * Locks the subscription's invoices in dunning before their retries are stopped (a cancellation),
+ * NOWAIT like every invoice change: while an operation holds one (a merchant paying it), 409
+ * `invoice_locked` and nothing changes — the caller's transaction rolls back. Never a deadlock
+ * with that operation, which holds the invoice and waits for the subscription.
+ */
+export async function lockDunningInvoices(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
+  const retried = await tx
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(and(eq(invoices.subscriptionId, subscriptionId), eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)));
+  for (const { id } of retried) await lockInvoice(tx, ctx.accountId, id);
+}
+
 /** Open invoices whose next dunning attempt is due at `now`. */
 const retryDue = (now: Date | ReturnType<typeof accountNow>) =>
   and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt), lte(invoices.nextPaymentAttempt, now));
@@ -97,6 +111,7 @@ async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boo
     if (await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) return true;
     const [after] = await tx.select({ next: invoices.nextPaymentAttempt }).from(invoices).where(eq(invoices.id, invoice.id));
     if (after!.next === null) {
+      await lockDunningInvoices(tx, ctx, subscription.id);
       await markUncollectibleForNonPayment({ ctx, tx, input: { id: invoice.id } });
       await cancelForNonPayment(tx, ctx, subscription.id);
     }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
 import { customers, invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
@@ -11,12 +11,12 @@ import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { transitionScheduled } from "@/lib/clock/schedule";
-import { loadInvoice, lockInvoice } from "@/lib/invoices/core";
+import { loadInvoice } from "@/lib/invoices/core";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
 import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { patchRecord } from "@/lib/schemas";
 import { stopDunning } from "./collection-status";
-import { collectRenewalInvoice } from "./dunning";
+import { collectRenewalInvoice, lockDunningInvoices } from "./dunning";
 import { addIntervals, nextPeriodEnd, type Interval } from "./period";
 import type {
   SubscriptionCancelInput,
@@ -363,12 +363,7 @@ export async function cancelSubscription({
   return change(ctx, input.id, "customer.subscription.cancelled", async (tx, { subscription }, now) => {
     assertStatus(subscription, "cancelled", LIVE);
     // Cancelling ends dunning: the open invoices stay open for the merchant, with no more retries.
-    // Their locks are taken NOWAIT: while an operation holds one, 409 invoice_locked, nothing changed.
-    const retried = await tx
-      .select({ id: invoices.id })
-      .from(invoices)
-      .where(and(eq(invoices.subscriptionId, subscription.id), eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)));
-    for (const { id } of retried) await lockInvoice(tx, ctx.accountId, id);
+    await lockDunningInvoices(tx, ctx, subscription.id);
     await stopDunning(tx, ctx, subscription.id);
     await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null });
     return true;
@@ -476,6 +471,8 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     const at = ctx.now();
     const [customer] = await tx.select({ deletedAt: customers.deletedAt }).from(customers).where(eq(customers.id, locked.customerId));
     if (locked.cancelAtPeriodEnd || customer?.deletedAt) {
+      await lockDunningInvoices(tx, ctx, locked.id);
+      await stopDunning(tx, ctx, locked.id);
       await setFields(tx, locked.id, { status: "cancelled", cancelledAt: locked.currentPeriodEnd, cancelAtPeriodEnd: false, upcomingInvoiceId: null, updated: at });
       const after = { subscription: (await reread(tx, locked.id))!, items: before.items };
       await emit(tx, ctx, "customer.subscription.cancelled", after, before);

@@ -190,6 +190,25 @@ describe("dunning", () => {
     expectProblem(await sandbox.client.post(`/${sandbox.account}/subscriptions/${other.id}/pause`), 409, /is cancelled/);
   });
 
+  it("a past_due subscription set to cancel at period end: cancelled then, its invoice left open without retries", async () => {
+    const sandbox = await sandboxAccount();
+    const weekly = await sandbox.price({ interval: "week" });
+    const sub = await sandbox.subscribe({ items: [{ price: weekly }], trial_period_days: 7, default_payment_method: "pm_sandbox_declined" });
+    const trialEnd = new Date(sub.trial_end);
+    await sandbox.advance(plus(trialEnd, 1));
+    const flagged = await sandbox.client.post(`/${sandbox.account}/subscriptions/${sub.id}/cancel`, { at_period_end: true });
+    expect(flagged.body).toMatchObject({ status: "past_due", cancel_at_period_end: true });
+
+    // Retries at +3 and +5 fail; the period ends at +7, the instant of the last retry: the renewal runs first.
+    await sandbox.advance(plus(trialEnd, 8));
+    const cancelled = await sandbox.get(`subscriptions/${sub.id}`);
+    expect(cancelled).toMatchObject({ status: "cancelled", cancelled_at: iso(plus(trialEnd, 7)), latest_invoice: flagged.body.latest_invoice });
+    expect((await sandbox.timeline(sub.id)).at(-1)).toMatchObject({ type: "customer.subscription.cancelled", previous_data: { status: "past_due" } });
+    const invoice = await sandbox.get(`invoices/${cancelled.latest_invoice}`);
+    expect(invoice).toMatchObject({ status: "open", attempt_count: 3, next_payment_attempt: null });
+    expect((await sandbox.timeline(invoice.id)).map((e) => e.type)).not.toContain("invoice.marked_uncollectible");
+  });
+
   it("past_due only pauses from active: 409; a past_due subscription keeps renewing, and giving up cancels all its retries", async () => {
     const sandbox = await sandboxAccount();
     const daily = await sandbox.price({ interval: "day" }, 100);
