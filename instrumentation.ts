@@ -9,9 +9,12 @@ export async function register(): Promise<void> {
     const { startEmbedded } = await import("@/lib/embedded");
     await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
   }
-  // Without Inngest, this process delivers webhooks itself.
+  // Without Inngest, this process delivers webhooks and runs time-driven transitions itself.
   if (!config().inngestConfigured) {
     const { deliveryDriver } = await import("@/lib/webhooks/driver");
     deliveryDriver().start();
+    const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
+    const { runAllDueTransitions } = await import("@/lib/clock/service");
+    clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
   }
 }

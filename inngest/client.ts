@@ -22,3 +22,19 @@ export function deliveryRequestId(deliveryId: string, firstAttempt: number, swep
   const base = `delivery-${deliveryId}-${firstAttempt}`;
   return sweptAt ? `${base}-sweep-${Math.floor(sweptAt.getTime() / 3_600_000)}` : base;
 }
+
+/** Something in the account falls due at `at` (ISO, real time): run its due time-driven transitions then. */
+export const transitionsDue = eventType("billing/clock.transitions.due", {
+  schema: z.object({ accountId: z.string(), at: z.iso.datetime() }),
+});
+
+/**
+ * The wake-up event for `at` (real time), rounded up to the whole second. Its id names the account
+ * and that second: Inngest drops repeats of an id for 24 h, so announcing one instant twice (a
+ * creation, then a run that finds it next) wakes the account once, and every event of one id
+ * sleeps until the same instant.
+ */
+export function transitionsDueEvent(accountId: string, at: Date) {
+  const second = Math.ceil(at.getTime() / 1000);
+  return transitionsDue.create({ accountId, at: new Date(second * 1000).toISOString() }, { id: `clock-${accountId}-${second}` });
+}

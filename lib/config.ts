@@ -25,6 +25,7 @@ const EnvSchema = z.object({
   PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
+  CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
 });
 
 export type Config = {
@@ -53,6 +54,8 @@ export type Config = {
     plan: { amountAtom: number; currency: string };
     trialDays: number;
   };
+  /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
+  clockTickMs: number | undefined;
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -145,6 +148,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       plan: { amountAtom: env.PLATFORM_PLAN_AMOUNT_ATOM, currency: env.PLATFORM_PLAN_CURRENCY },
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
+    clockTickMs: env.CLOCK_TICK_MS,
   };
 }
 

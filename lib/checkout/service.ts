@@ -6,6 +6,7 @@ import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
+import { transitionScheduled } from "@/lib/clock/schedule";
 import { emitEvent } from "@/lib/events/emit";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
@@ -150,7 +151,7 @@ export async function createCheckoutSession({
   }
   const { lines, currency, totalAtom } = await resolveLineItems(db, ctx.accountId, input.mode, input.line_items);
 
-  return inChangeTransaction(async (tx) => {
+  const created = await inChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {
       // For share: the customer cannot be deleted while the session that names it is being made.
       const [customer] = await tx
@@ -184,6 +185,9 @@ export async function createCheckoutSession({
     await emitSessionEvent(tx, ctx, "checkout.session.created", row!, null);
     return row!;
   });
+  // Expiry is due at expires_at: a driver that sleeps until then (Inngest) wakes on time.
+  await transitionScheduled(ctx, created.expiresAt);
+  return created;
 }
 
 export async function getCheckoutSession({ ctx, input }: Verb<{ id: string }>): Promise<CheckoutSessionRow> {

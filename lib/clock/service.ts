@@ -4,6 +4,7 @@ import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { TIME_TRANSITIONS } from "./registry";
+import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
 import { accountClock } from "./time";
 
@@ -35,16 +36,48 @@ export function systemContext(account: AccountClockRow, correlationId: string | 
   };
 }
 
+const RUNS = Symbol.for("billing-service.clock-runs");
+const ADVANCING = Symbol.for("billing-service.clock-advancing");
+type GlobalWithRuns = typeof globalThis & { [RUNS]?: Map<string, Promise<unknown>>; [ADVANCING]?: Set<string> };
+
+/** Accounts whose test clock this process is advancing: the advance runs their transitions itself, at each stop. */
+function advancing(): Set<string> {
+  const store = globalThis as GlobalWithRuns;
+  return (store[ADVANCING] ??= new Set());
+}
+
+/**
+ * Runs `work` after every earlier run of the same account in this process has finished. The
+ * ticker, an Inngest wake-up and a test clock advance may reach one account at once; rows are
+ * locked `skip locked`, so without this a runner could skip an item another one is still running,
+ * and an advance would wrongly see it stay due. (Across processes the row locks still keep every
+ * transition single; only the advance's stall check can then report a spurious 409.)
+ */
+async function serially<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+  const store = globalThis as GlobalWithRuns;
+  const runs = (store[RUNS] ??= new Map());
+  const previous = runs.get(accountId) ?? Promise.resolve();
+  const current = previous.catch(() => undefined).then(work);
+  runs.set(accountId, current);
+  try {
+    return await current;
+  } finally {
+    if (runs.get(accountId) === current) runs.delete(accountId);
+  }
+}
+
 /** Runs every transition due at the account's current time, kind by kind, until none is left. */
 export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
-  let total = 0;
-  for (;;) {
-    let ran = 0;
-    for (const transition of TIME_TRANSITIONS) ran += await transition.runDue(ctx);
-    total += ran;
-    // A transition can make another one due (a renewal that fails schedules dunning): go again.
-    if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
-  }
+  return serially(ctx.accountId, async () => {
+    let total = 0;
+    for (;;) {
+      let ran = 0;
+      for (const transition of TIME_TRANSITIONS) ran += await transition.runDue(ctx);
+      total += ran;
+      // A transition can make another one due (a renewal that fails schedules dunning): go again.
+      if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
+    }
+  });
 }
 
 /** The earliest instant anything falls due in the account, or null. */
@@ -92,20 +125,35 @@ export async function advanceClock({ ctx, input }: Verb<{ to: Date }>): Promise<
   if (input.to.getTime() - from.getTime() > MAX_ADVANCE_MS) {
     throw validationFailed([{ field: "to", message: "One advance moves the clock at most 5 years." }]);
   }
+  if (advancing().has(ctx.accountId)) {
+    throw new ServiceError("conflict", "The account's clock is being advanced by another request; retry when it has finished.");
+  }
+  advancing().add(ctx.accountId);
+  try {
+    return await advanceTo(ctx, input.to);
+  } finally {
+    advancing().delete(ctx.accountId);
+  }
+}
+
+async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
   let account = await accountRow(ctx.accountId);
   let transitionsRun = 0;
   let lastDue: Date | null = null;
   let stalled = false;
   for (;;) {
     const due = await nextDueInstant(account.id);
-    if (!due || due.getTime() > input.to.getTime()) break;
+    if (!due || due.getTime() > to.getTime()) break;
     if (stalled && lastDue && due.getTime() <= lastDue.getTime()) {
       throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()}: a transition stays due after running.`);
     }
-    // Stop the clock at the due instant (never move it backwards), and run what is due there.
-    const offset = Math.max(account.clockOffsetMs, due.getTime() - Date.now());
-    account = await setOffset(account.id, offset);
-    const ran = await runDueTransitions(systemContext(account, ctx.correlationId));
+    // Stop the clock at the due instant (never move it backwards), and run what is due there with
+    // the time held at that instant, so everything it does is stamped exactly then (a renewal at
+    // the period end, a retry at its scheduled time), as if it had run on time in real time.
+    const accountNow = Date.now() + account.clockOffsetMs;
+    const stopAt = new Date(Math.max(due.getTime(), accountNow));
+    account = await setOffset(account.id, Math.max(account.clockOffsetMs, stopAt.getTime() - Date.now()));
+    const ran = await runDueTransitions({ ...systemContext(account, ctx.correlationId), now: () => new Date(stopAt) });
     transitionsRun += ran;
     if (transitionsRun >= MAX_TRANSITIONS_PER_ADVANCE) {
       throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()} after ${transitionsRun} transitions.`);
@@ -113,32 +161,52 @@ export async function advanceClock({ ctx, input }: Verb<{ to: Date }>): Promise<
     stalled = ran === 0;
     lastDue = due;
   }
-  account = await setOffset(account.id, Math.max(account.clockOffsetMs, input.to.getTime() - Date.now()));
+  account = await setOffset(account.id, Math.max(account.clockOffsetMs, to.getTime() - Date.now()));
   const after = systemContext(account, ctx.correlationId);
   transitionsRun += await runDueTransitions(after);
-  return {
-    accountId: account.id,
-    now: after.now(),
-    offsetMs: account.clockOffsetMs,
-    transitionsRun,
-    nextDue: await nextDueInstant(account.id),
-  };
+  const nextDue = await nextDueInstant(account.id);
+  // Wake-ups announced before the advance were for real instants of the old offset: announce anew.
+  if (nextDue) await transitionScheduledAt(account.id, new Date(nextDue.getTime() - account.clockOffsetMs));
+  return { accountId: account.id, now: after.now(), offsetMs: account.clockOffsetMs, transitionsRun, nextDue };
 }
 
-/** The sweep (embedded ticker, Inngest cron): runs what is due in every account, on each account's clock. */
-export async function runAllDueTransitions(): Promise<{ accounts: number; transitionsRun: number }> {
+/** Accounts with something due by `realNow` on their own clock. */
+export async function findDueAccounts(realNow: Date = new Date()): Promise<string[]> {
   const db = await getDb();
-  const realNow = new Date();
   const ids = new Set<string>();
   for (const transition of TIME_TRANSITIONS) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
+  return [...ids].sort();
+}
+
+/**
+ * The sweep (embedded ticker): runs what is due in every account, on each account's clock. One
+ * account's failure is logged and does not hold up the others; its transitions stay due.
+ */
+export async function runAllDueTransitions(): Promise<{ accounts: number; transitionsRun: number }> {
+  const ids = await findDueAccounts();
   let transitionsRun = 0;
-  for (const id of ids) transitionsRun += await runDueTransitions(systemContext(await accountRow(id)));
-  return { accounts: ids.size, transitionsRun };
+  for (const id of ids) {
+    try {
+      transitionsRun += await runAccountDueTransitions(id);
+    } catch (error) {
+      console.error(`Time-driven transitions of ${id} failed; they stay due.`, error);
+    }
+  }
+  return { accounts: ids.length, transitionsRun };
 }
 
 /** Runs what is due in one account now (the Inngest function woken by `step.sleepUntil`). */
 export async function runAccountDueTransitions(accountId: string): Promise<number> {
+  // An advance in progress stamps each transition with its exact due instant; it will run these.
+  if (advancing().has(accountId)) return 0;
   return runDueTransitions(systemContext(await accountRow(accountId)));
+}
+
+/** The real instant the account's next transition falls due (its clock's instant less its offset), or null. */
+export async function nextDueRealInstant(accountId: string): Promise<Date | null> {
+  const account = await accountRow(accountId);
+  const due = await nextDueInstant(accountId);
+  return due ? new Date(due.getTime() - account.clockOffsetMs) : null;
 }
 
 export function serializeClock(state: ClockState): TestClockObject {

@@ -5,6 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
+import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import type { InvoiceStatus } from "./schema";
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
 
@@ -108,15 +109,28 @@ export async function emit(
   });
 }
 
-/** Open → paid: nothing left due, everything paid; emits invoice.paid then invoice.payment_succeeded. */
+/**
+ * Open → paid: nothing left due, everything paid, dunning over; emits invoice.paid then
+ * invoice.payment_succeeded. Every way an invoice gets paid ends here (out of band, a payment
+ * intent's outcome, a zero total, a dunning retry), so this is where a past_due subscription learns
+ * that its invoice was paid, in the same transaction.
+ */
 export async function markPaid(tx: Transaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
   const [paid] = await tx
     .update(invoices)
-    .set({ status: "paid", dueAmountAtom: 0, paidAmountAtom: before.invoice.totalAmountAtom, paidAt: now, updated: now })
+    .set({
+      status: "paid",
+      dueAmountAtom: 0,
+      paidAmountAtom: before.invoice.totalAmountAtom,
+      paidAt: now,
+      nextPaymentAttempt: null,
+      updated: now,
+    })
     .where(eq(invoices.id, before.invoice.id))
     .returning();
   const after = { ...before, invoice: paid! };
   await emit(tx, ctx, "invoice.paid", after, before);
   await emit(tx, ctx, "invoice.payment_succeeded", after, before);
+  await settleSubscriptionOf(tx, ctx, paid!.id, paid!.subscriptionId);
   return after;
 }

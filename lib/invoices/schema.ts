@@ -109,6 +109,15 @@ export const Invoice = z
     paid_at: DateTime.nullable(),
     voided_at: DateTime.nullable(),
     marked_uncollectible_at: DateTime.nullable(),
+    overdue_at: DateTime.nullable().meta({
+      description: "When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then.",
+    }),
+    attempt_count: z.number().int().meta({
+      description: "Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries).",
+    }),
+    next_payment_attempt: DateTime.nullable().meta({
+      description: "When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted).",
+    }),
     metadata: z.record(z.string(), z.string()),
     livemode: z.boolean(),
     created: DateTime,

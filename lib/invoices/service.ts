@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb, type Executor, type Transaction } from "@/db/client";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices, prices } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -8,13 +8,25 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { transitionScheduled } from "@/lib/clock/schedule";
 import { applyDiscounts, type Discount } from "@/lib/money";
 import { createPaymentIntent } from "@/lib/payments/service";
+import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { MAX_LINES, type InvoiceCreateInput, type InvoiceLineInput, type InvoicePayInput, type InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
 type LineInput = z.output<typeof InvoiceLineInput>;
+
+/**
+ * The verbs below run inside a caller's transaction when given `tx` (a subscription renewing makes,
+ * finalizes and collects its invoice in the transaction that advances its period), else in their own.
+ */
+export type InTransaction = { tx?: Transaction };
+
+function inTransaction<T>(tx: Transaction | undefined, change: (tx: Transaction) => Promise<T>): Promise<T> {
+  return tx ? change(tx) : inChangeTransaction(change);
+}
 
 /** quantity × unit, refused when it cannot be an exact integer (beyond 2^53 − 1). */
 function lineAmount(quantity: number, unitAmountAtom: number, field: string): number {
@@ -27,7 +39,7 @@ function lineAmount(quantity: number, unitAmountAtom: number, field: string): nu
 
 /** Resolves one line input into a row to insert: a price of the account in the invoice's currency, or a custom amount. */
 async function lineRow(
-  tx: Transaction,
+  tx: Executor,
   invoice: Pick<InvoiceRow, "id" | "accountId" | "currency">,
   line: LineInput,
   field: string,
@@ -76,11 +88,14 @@ function draftTotals(lines: readonly Pick<InvoiceLineRow, "amountAtom">[]) {
   return { subtotalAtom, discountAtom: 0, totalAmountAtom: subtotalAtom, dueAmountAtom: subtotalAtom };
 }
 
-export async function createInvoice({
-  ctx,
-  input,
-}: Verb<z.output<typeof InvoiceCreateInput>>): Promise<InvoiceWithLines> {
-  return inChangeTransaction(async (tx) => {
+export type CreateInvoiceInput = z.output<typeof InvoiceCreateInput> & {
+  /** Set by subscriptions only (clients cannot): the id `invoice.upcoming` reserved, and the subscription billed. */
+  id?: string;
+  subscription?: string;
+};
+
+export async function createInvoice({ ctx, input, tx }: Verb<CreateInvoiceInput> & InTransaction): Promise<InvoiceWithLines> {
+  return inTransaction(tx, async (tx) => {
     // For share: a concurrent customer deletion waits for the invoice (or the invoice sees it deleted).
     const [customer] = await tx
       .select({ id: customers.id })
@@ -91,7 +106,7 @@ export async function createInvoice({
       throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
     }
     const now = ctx.now();
-    const header = { id: newId("invoice"), accountId: ctx.accountId, currency: input.currency };
+    const header = { id: input.id ?? newId("invoice"), accountId: ctx.accountId, currency: input.currency };
     const lineRows: (typeof invoiceLines.$inferInsert)[] = [];
     for (const [index, line] of (input.lines ?? []).entries()) {
       // Same millisecond for all: the id (monotonic within a process) keeps their order.
@@ -102,6 +117,7 @@ export async function createInvoice({
       .values({
         ...header,
         customerId: customer.id,
+        subscriptionId: input.subscription ?? null,
         status: "draft",
         ...draftTotals(lineRows),
         paidAmountAtom: 0,
@@ -223,7 +239,7 @@ export async function removeInvoiceLine({ ctx, input }: Verb<{ invoiceId: string
  * deleted after it was applied still honours the discount (as in Stripe); an amount-off coupon
  * in another currency cannot apply to this invoice.
  */
-async function discountFor(tx: Transaction, invoice: InvoiceRow, now: Date): Promise<{ id: string; terms: Discount } | null> {
+async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" | "currency">, now: Date): Promise<{ id: string; terms: Discount } | null> {
   const [row] = await tx
     .select({ id: customerDiscounts.id, percentOffBps: coupons.percentOffBps, amountOffAtom: coupons.amountOffAtom, currency: coupons.currency })
     .from(customerDiscounts)
@@ -246,8 +262,8 @@ async function discountFor(tx: Transaction, invoice: InvoiceRow, now: Date): Pro
  * Draft → open: applies the customer's discount and fixes the totals (due = total). An invoice
  * whose total is 0 has nothing to collect and is paid at once (as in Stripe).
  */
-export async function finalizeInvoice({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
-  return inChangeTransaction(async (tx) => {
+export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> & InTransaction): Promise<InvoiceWithLines> {
+  const finalized = await inTransaction(tx, async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
     assertStatus(invoice, "finalized", ["draft"]);
     const lines = await linesOf(tx, invoice.id);
@@ -278,6 +294,56 @@ export async function finalizeInvoice({ ctx, input }: Verb<{ id: string }>): Pro
     if (totalAtom === 0) return markPaid(tx, ctx, after, now);
     return after;
   });
+  // An open invoice with a due date falls overdue then (lib/invoices/overdue.ts): wake the clock's driver for it.
+  const { status, dueDate } = finalized.invoice;
+  if (status === "open" && dueDate) await transitionScheduled(ctx, dueDate);
+  return finalized;
+}
+
+/**
+ * What `createInvoice` followed by `finalizeInvoice` at `at` would make of these lines (the
+ * customer's discount in force at `at` included), stored nowhere: the preview `invoice.upcoming`
+ * carries, status `draft`. Its line ids are not kept; the invoice itself will carry `input.id`.
+ */
+export async function previewInvoice({
+  ctx,
+  input,
+  tx,
+}: Verb<CreateInvoiceInput & { id: string; at: Date }> & { tx: Transaction }): Promise<InvoiceWithLines> {
+  const now = ctx.now();
+  const header = { id: input.id, accountId: ctx.accountId, customerId: input.customer, currency: input.currency };
+  const lines: InvoiceLineRow[] = [];
+  for (const [index, line] of (input.lines ?? []).entries()) {
+    const row = await lineRow(tx, header, line, `lines.${index}.`, now);
+    lines.push({ ...row, id: row.id!, priceId: row.priceId ?? null, description: row.description ?? null, created: now });
+  }
+  const { subtotalAtom } = draftTotals(lines);
+  const discount = await discountFor(tx, header, input.at);
+  const { discountAtom, totalAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
+  const invoice: InvoiceRow = {
+    ...header,
+    subscriptionId: input.subscription ?? null,
+    status: "draft",
+    subtotalAtom,
+    discountAtom,
+    totalAmountAtom: totalAtom,
+    dueAmountAtom: totalAtom,
+    paidAmountAtom: 0,
+    discountId: discount?.id ?? null,
+    description: input.description ?? null,
+    dueDate: input.due_date ? new Date(input.due_date) : null,
+    finalizedAt: null,
+    paidAt: null,
+    voidedAt: null,
+    markedUncollectibleAt: null,
+    overdueAt: null,
+    attemptCount: 0,
+    nextPaymentAttempt: null,
+    metadata: input.metadata ?? {},
+    created: now,
+    updated: now,
+  };
+  return { invoice, lines, paymentIntent: null };
 }
 
 /**
@@ -291,7 +357,8 @@ export async function finalizeInvoice({ ctx, input }: Verb<{ id: string }>): Pro
 export async function payInvoice({
   ctx,
   input,
-}: Verb<{ id: string; payment: z.output<typeof InvoicePayInput> }>): Promise<InvoiceWithLines> {
+  tx: outer,
+}: Verb<{ id: string; payment: z.output<typeof InvoicePayInput> }> & InTransaction): Promise<InvoiceWithLines> {
   const { paid_out_of_band: outOfBand, payment_method: paymentMethod } = input.payment;
   if (outOfBand === true && paymentMethod !== undefined) {
     const message = "Give either paid_out_of_band: true or payment_method, not both.";
@@ -302,7 +369,7 @@ export async function payInvoice({
       "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service.";
     throw validationFailed([{ field: "paid_out_of_band", message }], message);
   }
-  return inChangeTransaction(async (tx) => {
+  return inTransaction(outer, async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
     assertStatus(invoice, "paid", ["open", "uncollectible"]);
     if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), ctx.now());
@@ -324,42 +391,64 @@ export async function payInvoice({
   });
 }
 
+/**
+ * A status change of one invoice. Voiding or writing off an invoice also ends its dunning
+ * (`next_payment_attempt` null); when the merchant does it (`settles`), a past_due subscription
+ * whose last invoice in dunning this was is active again, in the same transaction.
+ */
 async function transition(
   ctx: ServiceContext,
+  tx: Transaction | undefined,
   id: string,
-  rule: { action: string; from: readonly InvoiceStatus[]; event: EventType },
+  rule: { action: string; from: readonly InvoiceStatus[]; event: EventType; settles: boolean },
   change: (now: Date) => Partial<typeof invoices.$inferInsert>,
 ): Promise<InvoiceWithLines> {
-  return inChangeTransaction(async (tx) => {
+  return inTransaction(tx, async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, id);
     assertStatus(invoice, rule.action, rule.from);
     const before = await loadInvoice(tx, invoice);
     const now = ctx.now();
     const [updated] = await tx
       .update(invoices)
-      .set({ ...change(now), updated: now })
+      .set({ ...change(now), nextPaymentAttempt: null, updated: now })
       .where(eq(invoices.id, invoice.id))
       .returning();
     const after = { ...before, invoice: updated! };
     await emit(tx, ctx, rule.event, after, before);
+    if (rule.settles) await settleSubscriptionOf(tx, ctx, invoice.id, invoice.subscriptionId);
     return after;
   });
 }
 
 /** Open or uncollectible → void: the invoice was a mistake; amounts are kept as billed. */
 export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
-  return transition(ctx, input.id, { action: "voided", from: ["open", "uncollectible"], event: "invoice.voided" }, (now) => ({
-    status: "void",
-    voidedAt: now,
-  }));
+  return transition(
+    ctx,
+    undefined,
+    input.id,
+    { action: "voided", from: ["open", "uncollectible"], event: "invoice.voided", settles: true },
+    (now) => ({ status: "void", voidedAt: now }),
+  );
 }
 
 /** Open → uncollectible: not expected to be paid; it may still be paid out of band or voided. */
 export async function markInvoiceUncollectible({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
   return transition(
     ctx,
+    undefined,
     input.id,
-    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible" },
+    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: true },
+    (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
+  );
+}
+
+/** Dunning's last retry failed: open → uncollectible in the retry's transaction (the subscription is cancelled next, by dunning). */
+export async function markUncollectibleForNonPayment({ ctx, tx, input }: Verb<{ id: string }> & { tx: Transaction }): Promise<InvoiceWithLines> {
+  return transition(
+    ctx,
+    tx,
+    input.id,
+    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: false },
     (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
   );
 }

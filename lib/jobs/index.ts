@@ -11,6 +11,11 @@ export interface JobProvider {
   readonly name: "embedded" | "inngest";
   /** Deliveries were committed and are due now. */
   deliveriesCreated(deliveryIds: string[]): Promise<void>;
+  /**
+   * Something in the account falls due at `at` (real time): a time-driven transition (lib/clock).
+   * Callers go through lib/clock/schedule.ts, which converts the account's time to real time.
+   */
+  transitionScheduled(accountId: string, at: Date): Promise<void>;
 }
 
 export function jobs(): JobProvider {

@@ -1,4 +1,4 @@
-import { deliveryRequested, deliveryRequestId, inngest } from "@/inngest/client";
+import { deliveryRequested, deliveryRequestId, inngest, transitionsDueEvent } from "@/inngest/client";
 import type { JobProvider } from "./index";
 
 export const inngestJobs: JobProvider = {
@@ -15,5 +15,10 @@ export const inngestJobs: JobProvider = {
       // The rows are committed and due; the sweep function hands them over again.
       console.error("Could not hand deliveries to Inngest; the sweep will retry.", error);
     }
+  },
+  async transitionScheduled(accountId, at) {
+    // `run-due-transitions` sleeps until `at`; the id makes a repeat for the same instant a no-op.
+    // A failure is the caller's to log (lib/clock/schedule.ts): the cron runs it within a minute.
+    await inngest.send(transitionsDueEvent(accountId, at));
   },
 };

@@ -10,9 +10,13 @@ import type { EventType } from "@/lib/events/catalogue";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { transitionScheduled } from "@/lib/clock/schedule";
+import { loadInvoice } from "@/lib/invoices/core";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
 import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { patchRecord } from "@/lib/schemas";
+import { stopDunning } from "./collection-status";
+import { collectRenewalInvoice, lockDunningInvoices } from "./dunning";
 import { addIntervals, nextPeriodEnd, type Interval } from "./period";
 import type {
   SubscriptionCancelInput,
@@ -22,6 +26,7 @@ import type {
   SubscriptionUpdateInput,
 } from "./schema";
 import { serializeSubscription, type SubscriptionItemRow, type SubscriptionRow, type SubscriptionWithItems } from "./serialize";
+import { firstDueInstant } from "./time";
 
 type PriceRow = typeof prices.$inferSelect;
 type Schedule = { currency: string; interval: Interval; intervalCount: number };
@@ -120,23 +125,34 @@ async function emit(
 }
 
 /**
- * A draft invoice of the items, through the invoices service (its own transaction: it takes no
- * `tx`). An item whose price was archived or deleted since keeps billing what the customer agreed
- * to, as a custom line naming the price (invoice lines accept only active prices).
+ * The invoice lines of the items. An item whose price was archived or deleted since keeps billing
+ * what the customer agreed to, as a custom line naming the price (invoice lines accept only active
+ * prices).
  */
-async function draftInvoice(ctx: ServiceContext, subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">, items: SubscriptionItemRow[]) {
-  const db = await getDb();
-  const rows = await db.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
-  const lines = items.map((item) => {
+export async function renewalLines(executor: Executor, items: SubscriptionItemRow[]) {
+  const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
+  return items.map((item) => {
     const price = rows.find((row) => row.id === item.priceId)!;
     return price.active && price.deletedAt === null
       ? { price: price.id, quantity: item.quantity }
       : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity };
   });
-  return createInvoice({
-    ctx,
-    input: { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines },
-  });
+}
+
+/**
+ * A draft invoice of the items, through the invoices service: in its own transaction (creation),
+ * or in the caller's `tx`, then carrying the subscription and the id `invoice.upcoming` reserved.
+ */
+async function draftInvoice(
+  ctx: ServiceContext,
+  subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">,
+  items: SubscriptionItemRow[],
+  within?: { tx: Transaction; id: string | null },
+) {
+  const lines = await renewalLines(within?.tx ?? (await getDb()), items);
+  const input = { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines };
+  if (!within) return createInvoice({ ctx, input });
+  return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id } });
 }
 
 /** Links a draft the subscription produced to it (lib/invoices creates invoices without subscription). */
@@ -214,6 +230,9 @@ export async function createSubscription({
     return result;
   });
   if (draft) await finalizeInvoice({ ctx, input: { id: draft.invoice.id } });
+  // Its first time-driven transition (trial_will_end, invoice.upcoming or the period end) comes no
+  // later than this: wake the clock's driver for it.
+  await transitionScheduled(ctx, firstDueInstant(created.subscription));
   return created;
 }
 
@@ -343,7 +362,10 @@ export async function cancelSubscription({
   }
   return change(ctx, input.id, "customer.subscription.cancelled", async (tx, { subscription }, now) => {
     assertStatus(subscription, "cancelled", LIVE);
-    await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false });
+    // Cancelling ends dunning: the open invoices stay open for the merchant, with no more retries.
+    await lockDunningInvoices(tx, ctx, subscription.id);
+    await stopDunning(tx, ctx, subscription.id);
+    await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null });
     return true;
   });
 }
@@ -413,54 +435,77 @@ export async function removeSubscriptionItem({ ctx, input }: Verb<{ id: string; 
 export type Renewal = { subscription: SubscriptionWithItems; invoice: InvoiceWithLines | null };
 
 /**
- * Ends the current period at or after `now` (called by the clock). Active and trialing
- * subscriptions start the next period (a trial ends: → active) with a finalized invoice of the
- * items; paused ones start it without an invoice (nothing is billed while paused); one set to
- * cancel at period end is cancelled instead. One period per call; cancelled or not yet due: 409.
+ * Ends the current period at or after `now` (the clock calls it through lib/subscriptions/
+ * transitions.ts; tests may call it directly). Trialing, active and past_due subscriptions start the
+ * next period (a trial ends: → active) with an invoice of the items, finalized and, with a
+ * `default_payment_method`, collected (lib/subscriptions/dunning.ts); paused ones start it without
+ * an invoice (nothing is billed while paused); one set to cancel at period end — or whose customer
+ * was deleted — is cancelled at the period end instead. One period per call; cancelled or not yet
+ * due: 409.
  */
 export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: Date }>): Promise<Renewal> {
-  const current = await getSubscription({ ctx, input: { id: input.id } });
-  const { subscription } = current;
-  assertStatus(subscription, "renewed", LIVE);
-  if (input.now.getTime() < subscription.currentPeriodEnd.getTime()) {
-    throw new ServiceError(
-      "conflict",
-      `Subscription '${subscription.id}' is not due: its period ends at ${subscription.currentPeriodEnd.toISOString()}.`,
-    );
-  }
-  const bills = !subscription.cancelAtPeriodEnd && subscription.status !== "paused";
-  // The invoices service takes no transaction: the draft is made first, then linked in the same
-  // transaction that advances the period, then finalized.
-  const draft = bills ? await draftInvoice(ctx, subscription, current.items) : null;
-  const renewed = await inChangeTransaction(async (tx) => {
-    const before = await lockSubscription(tx, ctx.accountId, subscription.id);
-    const b = before.subscription;
-    if (b.currentPeriodEnd.getTime() !== subscription.currentPeriodEnd.getTime() || b.status !== subscription.status || b.cancelAtPeriodEnd !== subscription.cancelAtPeriodEnd) {
-      throw new ServiceError("conflict", `Subscription '${b.id}' changed while it was being renewed; renew it again.`);
+  return (await renewOnePeriod(ctx, input.id, input.now, { skipLocked: false }))!;
+}
+
+/**
+ * The renewal in one transaction, with the subscription locked: the draft (`invoice.created`, on
+ * the id `invoice.upcoming` reserved), the period advance (`customer.subscription.updated`), the
+ * finalization (`invoice.finalized`), and the automatic collection with its outcome. Everything
+ * commits together, or nothing does and the renewal stays due. With `skipLocked` (the clock's
+ * runners) a subscription another runner holds, or that is no longer due, answers null instead.
+ */
+export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date, options: { skipLocked: boolean }): Promise<Renewal | null> {
+  return inChangeTransaction(async (tx) => {
+    const [locked] = await tx
+      .select()
+      .from(subscriptions)
+      .where(ofAccount(ctx.accountId, id))
+      .for("update", options.skipLocked ? { skipLocked: true } : {});
+    if (options.skipLocked && (!locked || locked.status === "cancelled" || locked.currentPeriodEnd.getTime() > now.getTime())) return null;
+    if (!locked) throw notFound("subscription", id);
+    assertStatus(locked, "renewed", LIVE);
+    if (now.getTime() < locked.currentPeriodEnd.getTime()) {
+      throw new ServiceError("conflict", `Subscription '${locked.id}' is not due: its period ends at ${locked.currentPeriodEnd.toISOString()}.`);
     }
-    const now = ctx.now();
-    if (b.cancelAtPeriodEnd) {
-      await setFields(tx, b.id, { status: "cancelled", cancelledAt: b.currentPeriodEnd, cancelAtPeriodEnd: false, updated: now });
-    } else {
-      const schedule = await scheduleOfSubscription(tx, before.items);
-      // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
-      const anchor = b.trialEnd ?? b.created;
-      await setFields(tx, b.id, {
-        status: b.status === "trialing" ? "active" : b.status,
-        currentPeriodStart: b.currentPeriodEnd,
-        currentPeriodEnd: nextPeriodEnd(anchor, b.currentPeriodEnd, schedule.interval, schedule.intervalCount),
-        ...(draft ? { latestInvoiceId: draft.invoice.id } : {}),
-        updated: now,
-      });
-      if (draft) await linkInvoice(tx, draft.invoice.id, b.id);
+    const before = { subscription: locked, items: await itemsOf(tx, locked.id) };
+    const at = ctx.now();
+    const [customer] = await tx.select({ deletedAt: customers.deletedAt }).from(customers).where(eq(customers.id, locked.customerId));
+    if (locked.cancelAtPeriodEnd || customer?.deletedAt) {
+      await lockDunningInvoices(tx, ctx, locked.id);
+      await stopDunning(tx, ctx, locked.id);
+      await setFields(tx, locked.id, { status: "cancelled", cancelledAt: locked.currentPeriodEnd, cancelAtPeriodEnd: false, upcomingInvoiceId: null, updated: at });
+      const after = { subscription: (await reread(tx, locked.id))!, items: before.items };
+      await emit(tx, ctx, "customer.subscription.cancelled", after, before);
+      return { subscription: after, invoice: null };
     }
-    const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, b.id));
-    const after = { subscription: row!, items: before.items };
-    await emit(tx, ctx, b.cancelAtPeriodEnd ? "customer.subscription.cancelled" : "customer.subscription.updated", after, before);
-    return after;
+    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId });
+    const schedule = await scheduleOfSubscription(tx, before.items);
+    // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
+    const anchor = locked.trialEnd ?? locked.created;
+    await setFields(tx, locked.id, {
+      status: locked.status === "trialing" ? "active" : locked.status,
+      currentPeriodStart: locked.currentPeriodEnd,
+      currentPeriodEnd: nextPeriodEnd(anchor, locked.currentPeriodEnd, schedule.interval, schedule.intervalCount),
+      ...(draft ? { latestInvoiceId: draft.invoice.id } : {}),
+      // The reserved id is used now, or (paused: nothing billed) never: the next period announces anew.
+      upcomingInvoiceId: null,
+      updated: at,
+    });
+    const renewed = { subscription: (await reread(tx, locked.id))!, items: before.items };
+    await emit(tx, ctx, "customer.subscription.updated", renewed, before);
+    if (!draft) return { subscription: renewed, invoice: null };
+    const invoice = await finalizeInvoice({ ctx, tx, input: { id: draft.invoice.id } });
+    if (invoice.invoice.status === "open") await collectRenewalInvoice(tx, ctx, invoice.invoice, renewed.subscription);
+    return {
+      subscription: { subscription: (await reread(tx, locked.id))!, items: before.items },
+      invoice: await loadInvoice(tx, (await tx.select().from(invoices).where(eq(invoices.id, draft.invoice.id)))[0]!),
+    };
   });
-  const invoice = draft ? await finalizeInvoice({ ctx, input: { id: draft.invoice.id } }) : null;
-  return { subscription: renewed, invoice };
+}
+
+async function reread(tx: Transaction, id: string): Promise<SubscriptionRow | undefined> {
+  const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id));
+  return row;
 }
 
 /* ─── For subscription change requests (lib/subscription-changes) ─────────────────────────────

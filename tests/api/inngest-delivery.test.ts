@@ -369,7 +369,7 @@ describe("/api/inngest (the serve route)", () => {
     }
   });
 
-  it("serves both functions once Inngest is configured", async () => {
+  it("serves the four functions once Inngest is configured", async () => {
     // A fresh module graph, so that config() reads the stubbed environment.
     vi.resetModules();
     vi.stubEnv("INNGEST_DEV", "1");
@@ -377,7 +377,7 @@ describe("/api/inngest (the serve route)", () => {
       const route = await import("@/app/api/inngest/route");
       const response = await route.GET(new NextRequest(url), context);
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ mode: "dev", function_count: 2 });
+      expect(await response.json()).toMatchObject({ mode: "dev", function_count: 4 });
     } finally {
       vi.stubEnv("INNGEST_DEV", "");
     }

@@ -273,7 +273,12 @@ describe("subscriptions", () => {
       data: fetched,
       previous_data: sub,
     });
-    expect((await events(invoice!.invoice.id)).map((e) => e.type)).toEqual(["invoice.finalized", "invoice.created"]);
+    const invoiceEvents = await events(invoice!.invoice.id);
+    expect(invoiceEvents.map((e) => e.type)).toEqual(["invoice.finalized", "invoice.created"]);
+    // The renewal makes its invoice in the transaction that advances the period: linked from the start.
+    expect(invoiceEvents[1]).toMatchObject({ correlation_id: "renew-1", data: { subscription: sub.id, status: "draft" } });
+    // Without a default_payment_method nothing is collected: the invoice waits for the merchant.
+    expect(invoice!.invoice).toMatchObject({ attemptCount: 0, nextPaymentAttempt: null });
 
     // A trial ends at renewal: → active with an invoice; cancel_at_period_end cancels without one.
     const trial = await subscribe({ trial_period_days: 3 });

@@ -32,7 +32,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
 
     const introspection = await fetch(`${app.baseUrl}/api/inngest`);
     expect(introspection.status).toBe(200);
-    expect(await introspection.json()).toMatchObject({ function_count: 2 });
+    expect(await introspection.json()).toMatchObject({ function_count: 4 });
 
     await post(`/${accountId}/webhook-endpoints`, { url: "https://example.com/hooks", events: ["*"] });
     const customer = await post("/customers", { email: "inngest@example.com" });

@@ -23,6 +23,12 @@ export const WEBHOOK_TEST_ENV = {
 };
 
 /**
+ * The embedded clock ticker runs every second in the test app (15 s by default), so a test can see
+ * it renew something in real time; business time itself passes through the test clock API.
+ */
+export const CLOCK_TEST_ENV = { CLOCK_TICK_MS: "1000" };
+
+/**
  * One fresh PostgreSQL database and one `next start` on it for the whole api project. The webhook
  * settings go into this process's environment too, so the test workers (forked from it) run
  * in-process attempts exactly as the app does, and trust the receivers' certificate.
@@ -35,7 +41,7 @@ export default async function setup(project: TestProject) {
   });
   const database = await createFreshDatabase("api");
   await migratePostgres(database.url);
-  const app = await startApp({ DATABASE_URL: database.url });
+  const app = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV });
   project.provide("apiBaseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);
   return async () => {

@@ -1,0 +1,45 @@
+import { exists, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { accounts } from "@/db/schema";
+import { ServiceError } from "@/lib/errors";
+
+/*
+ * Helpers the time-transition kinds share (lib/clock/transitions.ts). Each kind's due condition is
+ * a predicate on its entity's columns against an instant; the sweep evaluates it against each
+ * account's own clock (real time plus accounts.clock_offset_ms), the runners against ctx.now().
+ */
+
+/** How many due items one runDue call takes; the runner loops until none is left. */
+export const DUE_BATCH = 100;
+
+/** The instant "real now on the row's account's clock" in SQL (the row's account joined as `accounts`). */
+export function accountNow(realNow: Date): SQL {
+  return sql`(${realNow.toISOString()}::timestamptz + ${accounts.clockOffsetMs} * interval '1 millisecond')`;
+}
+
+/** Accounts for which `dueRows` (a select correlated on `accounts.id`) finds something. */
+export async function accountsWhere(executor: Executor, dueRows: SQLWrapper): Promise<string[]> {
+  const rows = await executor.select({ id: accounts.id }).from(accounts).where(exists(dueRows));
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Runs one item after another, counting those that changed something. A conflict (the item is
+ * held by a merchant's operation: `invoice_locked`) skips the item: it stays due and the next run
+ * takes it. Anything else is a bug or an outage and propagates, with the items before it committed.
+ */
+export async function runEach(ids: readonly string[], runOne: (id: string) => Promise<boolean>): Promise<number> {
+  let ran = 0;
+  for (const id of ids) {
+    try {
+      if (await runOne(id)) ran++;
+    } catch (error) {
+      if (error instanceof ServiceError && error.category === "conflict") {
+        console.warn(`Time-driven transition of ${id} skipped for now: ${error.message}`);
+        continue;
+      }
+      throw error;
+    }
+  }
+  return ran;
+}

@@ -1,0 +1,153 @@
+import { and, asc, eq, isNotNull, lte, min } from "drizzle-orm";
+import { getDb, type Executor, type Transaction } from "@/db/client";
+import { accounts, invoices, subscriptions } from "@/db/schema";
+import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
+import type { TimeTransition } from "@/lib/clock/transitions";
+import type { ServiceContext } from "@/lib/context";
+import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
+import type { InvoiceRow } from "@/lib/invoices/serialize";
+import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/service";
+import { inChangeTransaction } from "@/lib/events/transaction";
+import { cancelForNonPayment, markPastDue } from "./collection-status";
+import type { SubscriptionRow } from "./serialize";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Dunning (Stripe's smart retries, on a fixed schedule): when automatic collection of a renewal
+ * invoice fails, it is retried this many days after that first failure — 3, 5 and 7 days — each
+ * time with the subscription's `default_payment_method` as it is then. When the last retry fails,
+ * the invoice is marked uncollectible and the subscription cancelled. 1 + 3 attempts in all.
+ */
+export const DUNNING_RETRY_DAYS: readonly number[] = [3, 5, 7];
+
+/**
+ * When to try again after automatic attempt number `attempt` (1 = the renewal's) failed, or null
+ * when it was the last. `scheduledAt` is when that attempt was due (its own time for the first):
+ * retries keep to the schedule even when a runner takes them late.
+ */
+export function nextAttemptAfter(attempt: number, scheduledAt: Date): Date | null {
+  if (attempt > DUNNING_RETRY_DAYS.length) return null;
+  const previousDay = attempt === 1 ? 0 : DUNNING_RETRY_DAYS[attempt - 2]!;
+  return new Date(scheduledAt.getTime() + (DUNNING_RETRY_DAYS[attempt - 1]! - previousDay) * DAY_MS);
+}
+
+/**
+ * One automatic collection attempt of an open invoice, in the caller's transaction. The attempt is
+ * counted and the next retry set before paying, so the outcome's events (`invoice.payment_failed`
+ * with Stripe's `attempt_count` and `next_payment_attempt`) show them; a payment clears the retry
+ * (markPaid). Without a payment method the attempt fails as in Stripe: `invoice.payment_failed`
+ * and no payment intent. Answers whether the invoice is paid now.
+ */
+async function attemptCollection(tx: Transaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<boolean> {
+  const now = ctx.now();
+  const attempt = invoice.attemptCount + 1;
+  const nextPaymentAttempt = nextAttemptAfter(attempt, attempt === 1 ? now : (invoice.nextPaymentAttempt ?? now));
+  const [counted] = await tx
+    .update(invoices)
+    .set({ attemptCount: attempt, nextPaymentAttempt, updated: now })
+    .where(eq(invoices.id, invoice.id))
+    .returning();
+  if (paymentMethod === null) {
+    await emit(tx, ctx, "invoice.payment_failed", await loadInvoice(tx, counted!), null);
+    return false;
+  }
+  const after = await payInvoice({ ctx, tx, input: { id: invoice.id, payment: { payment_method: paymentMethod } } });
+  return after.invoice.status === "paid";
+}
+
+/**
+ * Automatic collection of a renewal invoice just finalized (the renewal's transaction, the
+ * subscription locked): with a `default_payment_method` it is paid with it at once; if that fails
+ * (declined, action required, partially funded) an active subscription becomes past_due and
+ * dunning retries the invoice. Without one nothing is attempted: the invoice stays open for the
+ * merchant to collect, and the subscription's status does not change.
+ */
+export async function collectRenewalInvoice(tx: Transaction, ctx: ServiceContext, invoice: InvoiceRow, subscription: SubscriptionRow): Promise<void> {
+  if (subscription.defaultPaymentMethod === null) return;
+  const paid = await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod);
+  if (!paid) await markPastDue(tx, ctx, subscription.id);
+}
+
+/**
+ * Locks the subscription's invoices in dunning before their retries are stopped (a cancellation),
+ * NOWAIT like every invoice change: while an operation holds one (a merchant paying it), 409
+ * `invoice_locked` and nothing changes — the caller's transaction rolls back. Never a deadlock
+ * with that operation, which holds the invoice and waits for the subscription.
+ */
+export async function lockDunningInvoices(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
+  const retried = await tx
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(and(eq(invoices.subscriptionId, subscriptionId), eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)));
+  for (const { id } of retried) await lockInvoice(tx, ctx.accountId, id);
+}
+
+/** Open invoices whose next dunning attempt is due at `now`. */
+const retryDue = (now: Date | ReturnType<typeof accountNow>) =>
+  and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt), lte(invoices.nextPaymentAttempt, now));
+
+/**
+ * One dunning retry, the invoice locked (skip locked: another runner has it) and re-checked. A
+ * retry of an invoice whose subscription is no longer past_due (cancelled meanwhile) only ends its
+ * dunning. The last retry failing: `invoice.marked_uncollectible`, then `customer.subscription.cancelled`.
+ */
+async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boolean> {
+  return inChangeTransaction(async (tx) => {
+    const now = ctx.now();
+    const [invoice] = await tx
+      .select()
+      .from(invoices)
+      .where(and(eq(invoices.accountId, ctx.accountId), eq(invoices.id, invoiceId), retryDue(now)))
+      .for("update", { skipLocked: true });
+    if (!invoice) return false;
+    const [subscription] = invoice.subscriptionId
+      ? await tx.select().from(subscriptions).where(eq(subscriptions.id, invoice.subscriptionId)).for("update")
+      : [];
+    if (subscription?.status !== "past_due") {
+      await tx.update(invoices).set({ nextPaymentAttempt: null, updated: now }).where(eq(invoices.id, invoice.id));
+      return true;
+    }
+    if (await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) return true;
+    const [after] = await tx.select({ next: invoices.nextPaymentAttempt }).from(invoices).where(eq(invoices.id, invoice.id));
+    if (after!.next === null) {
+      await lockDunningInvoices(tx, ctx, subscription.id);
+      await markUncollectibleForNonPayment({ ctx, tx, input: { id: invoice.id } });
+      await cancelForNonPayment(tx, ctx, subscription.id);
+    }
+    return true;
+  });
+}
+
+export const dunningRetries: TimeTransition = {
+  name: "dunning_retry",
+  async nextDue(executor: Executor, accountId: string) {
+    const [row] = await executor
+      .select({ at: min(invoices.nextPaymentAttempt) })
+      .from(invoices)
+      .where(and(eq(invoices.accountId, accountId), eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)));
+    return row?.at ?? null;
+  },
+  async runDue(ctx) {
+    const db = await getDb();
+    const due = await db
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(and(eq(invoices.accountId, ctx.accountId), retryDue(ctx.now())))
+      .orderBy(asc(invoices.nextPaymentAttempt), asc(invoices.id))
+      .limit(DUE_BATCH);
+    return runEach(
+      due.map((row) => row.id),
+      (id) => retryPayment(ctx, id),
+    );
+  },
+  async dueAccounts(executor, realNow) {
+    return accountsWhere(
+      executor,
+      executor
+        .select({ id: invoices.id })
+        .from(invoices)
+        .where(and(eq(invoices.accountId, accounts.id), retryDue(accountNow(realNow)))),
+    );
+  },
+};
