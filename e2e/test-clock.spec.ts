@@ -7,7 +7,7 @@ test("sandbox test clock: a month passes from the overview and the trial renews"
   await expect(page.getByRole("heading", { name: "Test clock (sandbox)" })).toHaveCount(0);
 
   await page.getByLabel("Account").selectOption({ label: "Sandbox: Acme (sandbox)" });
-  await page.waitForURL(/\/accounts\/acc_[a-z]+_[0-9a-z]+$/);
+  await page.waitForURL((url) => /^\/accounts\/acc_[a-z]+_[0-9a-z]+$/.test(url.pathname) && !url.pathname.includes(merchant.accountId));
   const sandbox = { ...merchant, accountId: new URL(page.url()).pathname.split("/")[2]! };
   expect(sandbox.accountId).not.toBe(merchant.accountId);
   const server = api(await createToken(page, sandbox, "Sandbox server"));
