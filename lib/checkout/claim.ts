@@ -1,21 +1,9 @@
 import { eq } from "drizzle-orm";
 import { databaseKind, type Transaction } from "@/db/client";
+import { isLockNotAvailable } from "@/db/errors";
 import { checkoutSessions } from "@/db/schema";
 import { retryableConflict } from "@/lib/errors";
 import { inChangeTransaction } from "@/lib/events/transaction";
-
-/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked (as lib/invoices/core.ts reads it). */
-const LOCK_NOT_AVAILABLE = "55P03";
-
-function sqlState(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 const busy = (id: string) =>
   retryableConflict({
@@ -71,7 +59,7 @@ export async function withSessionClaim<T>(id: string, work: (inClaim: InClaim) =
       try {
         await claimTx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(eq(checkoutSessions.id, id)).for("update", { noWait: true });
       } catch (error) {
-        if (sqlState(error) === LOCK_NOT_AVAILABLE) throw busy(id);
+        if (isLockNotAvailable(error)) throw busy(id);
         throw error;
       }
       return work((change) => change(claimTx));

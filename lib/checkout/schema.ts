@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
+import { TrialPeriodDays } from "@/lib/subscriptions/schema";
 
 export const CHECKOUT_MODES = ["payment", "subscription"] as const;
 export const CHECKOUT_STATUSES = ["open", "complete", "expired"] as const;
@@ -8,7 +9,6 @@ export const PAYMENT_STATUSES = ["unpaid", "paid", "no_payment_required"] as con
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 export const MAX_LINE_ITEMS = 20;
-export const MAX_TRIAL_DAYS = 730;
 /** Stripe's window: a session lives at least 30 minutes and at most 24 hours. */
 export const MIN_LIFETIME_MS = 30 * 60_000;
 export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
@@ -68,11 +68,7 @@ export const CheckoutSessionCreateInput = z
     }),
     subscription_data: z
       .strictObject({
-        trial_period_days: z
-          .int({ error: `Must be a whole number of days from 1 to ${MAX_TRIAL_DAYS}.` })
-          .min(1, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
-          .max(MAX_TRIAL_DAYS, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
-          .optional(),
+        trial_period_days: TrialPeriodDays.optional(),
       })
       .optional()
       .meta({ description: "Subscription mode only." }),

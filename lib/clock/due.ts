@@ -1,7 +1,10 @@
-import { exists, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Executor } from "@/db/client";
+import { and, asc, eq, exists, lte, min, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { getDb, type Executor } from "@/db/client";
 import { accounts } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
+import type { TimeTransition } from "./transitions";
 
 /*
  * Helpers the time-transition kinds share (lib/clock/transitions.ts). Each kind's due condition is
@@ -42,4 +45,50 @@ export async function runEach(ids: readonly string[], runOne: (id: string) => Pr
     }
   }
   return ran;
+}
+
+/**
+ * A transition whose rows fall due at a timestamp column: rows matching `pending` are due once
+ * `dueAt` ≤ the account's time, and `run(ctx, id)` changes one of them (re-checking it under its
+ * lock, returning false when it no longer qualifies). Gives the three queries every kind needs.
+ */
+export function columnTransition(spec: {
+  name: string;
+  table: PgTable;
+  id: PgColumn;
+  accountId: PgColumn;
+  dueAt: PgColumn;
+  pending: SQL | undefined;
+  run: (ctx: ServiceContext, id: string) => Promise<boolean>;
+}): TimeTransition {
+  const { table, id, accountId, dueAt, pending } = spec;
+  return {
+    name: spec.name,
+    async nextDue(executor, account) {
+      const [row] = await executor
+        .select({ at: min(dueAt).mapWith((value: string | Date) => new Date(value)) })
+        .from(table)
+        .where(and(eq(accountId, account), pending));
+      return row?.at ?? null;
+    },
+    async runDue(ctx) {
+      const db = await getDb();
+      const due = await db
+        .select({ id: sql<string>`${id}` })
+        .from(table)
+        .where(and(eq(accountId, ctx.accountId), pending, lte(dueAt, ctx.now())))
+        .orderBy(asc(dueAt), asc(id))
+        .limit(DUE_BATCH);
+      return runEach(
+        due.map((row) => row.id),
+        (rowId) => spec.run(ctx, rowId),
+      );
+    },
+    async dueAccounts(executor, realNow) {
+      return accountsWhere(
+        executor,
+        executor.select({ id: sql`1` }).from(table).where(and(eq(accountId, accounts.id), pending, lte(dueAt, accountNow(realNow)))),
+      );
+    },
+  };
 }

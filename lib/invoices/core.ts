@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { getDb, type Executor, type Transaction } from "@/db/client";
+import { isLockNotAvailable } from "@/db/errors";
 import { invoiceLines, invoices, paymentIntents } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
@@ -14,20 +15,6 @@ import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWit
  * This module imports nothing from lib/payments, so lib/payments can call the hooks without a cycle.
  */
 
-/** PostgreSQL SQLSTATE lock_not_available: a NOWAIT lock found the row locked. */
-const LOCK_NOT_AVAILABLE = "55P03";
-
-/** The SQLSTATE of a database error; drizzle wraps the driver's error as `cause`. */
-function sqlState(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 export const ofAccount = (accountId: string, id: string) => and(eq(invoices.accountId, accountId), eq(invoices.id, id));
 
 /**
@@ -39,7 +26,7 @@ export async function lockInvoice(tx: Transaction, accountId: string, id: string
   try {
     [row] = await tx.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true });
   } catch (error) {
-    if (sqlState(error) !== LOCK_NOT_AVAILABLE) throw error;
+    if (!isLockNotAvailable(error)) throw error;
     // The transaction is aborted; a plain read on another connection does not wait for the lock.
     const db = await getDb();
     const [locked] = await db.select({ subscriptionId: invoices.subscriptionId }).from(invoices).where(ofAccount(accountId, id));

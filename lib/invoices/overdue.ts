@@ -1,15 +1,13 @@
-import { and, asc, eq, isNotNull, isNull, lte, min, type SQL } from "drizzle-orm";
-import { getDb } from "@/db/client";
-import { accounts, invoices } from "@/db/schema";
-import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
-import type { TimeTransition } from "@/lib/clock/transitions";
+import { and, eq, isNotNull, isNull, lte } from "drizzle-orm";
+import { invoices } from "@/db/schema";
+import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { inChangeTransaction } from "@/lib/events/transaction";
 import { emit, loadInvoice } from "./core";
 
 /** Open invoices with a due date that have not been reported overdue. */
 const pending = and(eq(invoices.status, "open"), isNotNull(invoices.dueDate), isNull(invoices.overdueAt));
-const overdueDue = (now: Date | SQL) => and(pending, lte(invoices.dueDate, now));
+const overdueDue = (now: Date) => and(pending, lte(invoices.dueDate, now));
 
 /**
  * An open invoice passes its `due_date`: `overdue_at` is set (once) and `invoice.overdue` emitted
@@ -32,35 +30,13 @@ async function markOverdue(ctx: ServiceContext, id: string): Promise<boolean> {
   });
 }
 
-export const invoiceOverdue: TimeTransition = {
+/** An open invoice with a due date becomes overdue at its `due_date`. */
+export const invoiceOverdue = columnTransition({
   name: "invoice_overdue",
-  async nextDue(executor, accountId) {
-    const [row] = await executor
-      .select({ at: min(invoices.dueDate) })
-      .from(invoices)
-      .where(and(eq(invoices.accountId, accountId), pending));
-    return row?.at ?? null;
-  },
-  async runDue(ctx) {
-    const db = await getDb();
-    const due = await db
-      .select({ id: invoices.id })
-      .from(invoices)
-      .where(and(eq(invoices.accountId, ctx.accountId), overdueDue(ctx.now())))
-      .orderBy(asc(invoices.dueDate), asc(invoices.id))
-      .limit(DUE_BATCH);
-    return runEach(
-      due.map((row) => row.id),
-      (id) => markOverdue(ctx, id),
-    );
-  },
-  async dueAccounts(executor, realNow) {
-    return accountsWhere(
-      executor,
-      executor
-        .select({ id: invoices.id })
-        .from(invoices)
-        .where(and(eq(invoices.accountId, accounts.id), overdueDue(accountNow(realNow)))),
-    );
-  },
-};
+  table: invoices,
+  id: invoices.id,
+  accountId: invoices.accountId,
+  dueAt: invoices.dueDate,
+  pending,
+  run: markOverdue,
+});

@@ -2,15 +2,15 @@ import type { Executor } from "@/db/client";
 import { accounts, organizations } from "@/db/schema";
 import { newId } from "@/lib/ids";
 
-/** New organizations start trialing the platform (issue 6 moves this onto a platform subscription). */
-export const TRIAL_DAYS = 14;
-
 export type CreatedOrganization = { organizationId: string; liveAccountId: string; sandboxAccountId: string };
 
-/** An organization always has a live and a sandbox account (DESIGN.md decision 3). */
+/**
+ * An organization always has a live and a sandbox account (DESIGN.md decision 3). Its platform
+ * billing (a trialing subscription) is enrolled after it commits: lib/platform enrollOrganization.
+ */
 export async function createOrganization(
   executor: Executor,
-  input: { name: string; now?: Date },
+  input: { name: string },
 ): Promise<CreatedOrganization> {
   const organizationId = newId("organization");
   const liveAccountId = newId("account");

@@ -1,8 +1,7 @@
-import { and, asc, eq, isNotNull, lte, min } from "drizzle-orm";
-import { getDb, type Executor, type Transaction } from "@/db/client";
-import { accounts, invoices, subscriptions } from "@/db/schema";
-import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
-import type { TimeTransition } from "@/lib/clock/transitions";
+import { and, eq, isNotNull, lte } from "drizzle-orm";
+import type { Transaction } from "@/db/client";
+import { invoices, subscriptions } from "@/db/schema";
+import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
@@ -84,7 +83,7 @@ export async function lockDunningInvoices(tx: Transaction, ctx: ServiceContext, 
 }
 
 /** Open invoices whose next dunning attempt is due at `now`. */
-const retryDue = (now: Date | ReturnType<typeof accountNow>) =>
+const retryDue = (now: Date) =>
   and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt), lte(invoices.nextPaymentAttempt, now));
 
 /**
@@ -119,35 +118,13 @@ async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boo
   });
 }
 
-export const dunningRetries: TimeTransition = {
+/** An open invoice's next dunning attempt falls due at `next_payment_attempt`. */
+export const dunningRetries = columnTransition({
   name: "dunning_retry",
-  async nextDue(executor: Executor, accountId: string) {
-    const [row] = await executor
-      .select({ at: min(invoices.nextPaymentAttempt) })
-      .from(invoices)
-      .where(and(eq(invoices.accountId, accountId), eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)));
-    return row?.at ?? null;
-  },
-  async runDue(ctx) {
-    const db = await getDb();
-    const due = await db
-      .select({ id: invoices.id })
-      .from(invoices)
-      .where(and(eq(invoices.accountId, ctx.accountId), retryDue(ctx.now())))
-      .orderBy(asc(invoices.nextPaymentAttempt), asc(invoices.id))
-      .limit(DUE_BATCH);
-    return runEach(
-      due.map((row) => row.id),
-      (id) => retryPayment(ctx, id),
-    );
-  },
-  async dueAccounts(executor, realNow) {
-    return accountsWhere(
-      executor,
-      executor
-        .select({ id: invoices.id })
-        .from(invoices)
-        .where(and(eq(invoices.accountId, accounts.id), retryDue(accountNow(realNow)))),
-    );
-  },
-};
+  table: invoices,
+  id: invoices.id,
+  accountId: invoices.accountId,
+  dueAt: invoices.nextPaymentAttempt,
+  pending: and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)),
+  run: retryPayment,
+});

@@ -15,6 +15,12 @@ const Quantity = z
   .max(2_147_483_647, "Must be at most 2147483647.")
   .meta({ description: "Default 1." });
 
+/** A trial's length in whole days (subscriptions, and checkout sessions that start one). */
+export const TrialPeriodDays = z
+  .int({ error: `Must be a whole number of days from 1 to ${MAX_TRIAL_DAYS}.` })
+  .min(1, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
+  .max(MAX_TRIAL_DAYS, `Must be from 1 to ${MAX_TRIAL_DAYS}.`);
+
 const DefaultPaymentMethod = z.string().min(1).meta({
   description:
     "A sandbox payment method (sandbox accounts only) that collects renewal invoices automatically; failed collection starts dunning. Null or absent: invoices are paid by the merchant (pay endpoint, out of band).",
@@ -36,11 +42,7 @@ export const SubscriptionCreateInput = z
       .min(1, "At least one item.")
       .max(MAX_ITEMS, `At most ${MAX_ITEMS} items.`)
       .meta({ description: "Recurring prices, all in one currency and with one interval." }),
-    trial_period_days: z
-      .int({ error: `Must be a whole number of days from 1 to ${MAX_TRIAL_DAYS}.` })
-      .min(1, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
-      .max(MAX_TRIAL_DAYS, `Must be from 1 to ${MAX_TRIAL_DAYS}.`)
-      .optional(),
+    trial_period_days: TrialPeriodDays.optional(),
     trial_end: DateTime.optional().meta({ description: "End of the trial, in the future; excludes `trial_period_days`." }),
     default_payment_method: DefaultPaymentMethod.optional(),
     metadata: Metadata.optional(),
