@@ -5,6 +5,13 @@ export async function register(): Promise<void> {
   // next-auth builds its callback URLs from NEXTAUTH_URL; default to where this process listens.
   process.env.NEXTAUTH_URL ??= `http://localhost:${process.env.PORT ?? 3000}`;
   const { config } = await import("@/lib/config");
+  try {
+    config();
+  } catch (error) {
+    // A misconfigured server must not start and answer 500s: say why and stop.
+    console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
   if (!config().databaseUrl) {
     const { startEmbedded } = await import("@/lib/embedded");
     await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);

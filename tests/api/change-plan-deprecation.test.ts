@@ -108,6 +108,17 @@ describe("the deprecated change-plan operation, before its sunset", () => {
   });
 });
 
+describe("the deprecation window's configuration", () => {
+  it("refuses to start with a sunset less than 6 months after the deprecation date", async () => {
+    const start = startApp({
+      DATABASE_URL: inject("databaseUrl"),
+      CHANGE_PLAN_DEPRECATED_AT: "2025-01-01",
+      CHANGE_PLAN_SUNSET_AT: "2025-06-30",
+    });
+    await expect(start).rejects.toThrow(/exited during start[\s\S]*CHANGE_PLAN_SUNSET_AT .* must be at least 6 months after CHANGE_PLAN_DEPRECATED_AT/);
+  }, 90_000);
+});
+
 describe("the deprecated change-plan operation after its sunset", () => {
   let retired: RunningApp;
 
