@@ -48,6 +48,32 @@ test("README screenshots", async ({ page }) => {
     await page.getByRole("table", { name: "Recent deliveries" }).waitFor();
     await page.waitForTimeout(1000);
     await page.screenshot(shot("webhook-endpoint"));
+
+    // The sandbox: its test clock on the overview, and a hosted checkout page.
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}`);
+    await page.getByLabel("Account").selectOption({ label: "Sandbox: Acme Inc. (sandbox)" });
+    await page.waitForURL((url) => !url.pathname.includes(merchant.accountId));
+    const sandbox = { ...merchant, accountId: new URL(page.url()).pathname.split("/")[2]! };
+    const sandboxServer = api(await createToken(page, sandbox, "Sandbox server"));
+    const product = (await sandboxServer.post("/products", { name: "Pro plan" })).body;
+    const price = (
+      await sandboxServer.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2900, type: "recurring", recurring: { interval: "month" } })
+    ).body;
+    await page.goto(`${baseUrl()}/accounts/${sandbox.accountId}`);
+    await page.getByRole("heading", { name: "Test clock (sandbox)" }).waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("sandbox-overview"));
+    const session = (
+      await sandboxServer.post("/checkout/sessions", {
+        mode: "subscription",
+        line_items: [{ price: price.id, quantity: 1 }],
+        success_url: "https://example.com/thanks",
+      })
+    ).body;
+    await page.goto(session.url);
+    await page.getByRole("button", { name: /pay/i }).waitFor();
+    await page.waitForTimeout(500);
+    await page.screenshot(shot("checkout"));
   } finally {
     await receiver.close();
   }
