@@ -92,6 +92,13 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
             <DetailItem label="Marked uncollectible">
               <Time iso={invoice.marked_uncollectible_at} />
             </DetailItem>
+            <DetailItem label="Overdue since">
+              <Time iso={invoice.overdue_at} />
+            </DetailItem>
+            <DetailItem label="Automatic payment attempts">{invoice.attempt_count}</DetailItem>
+            <DetailItem label="Next payment attempt">
+              <Time iso={invoice.next_payment_attempt} />
+            </DetailItem>
             <DetailItem label="Updated">
               <Time iso={invoice.updated} />
             </DetailItem>
