@@ -36,8 +36,9 @@ export const subscriptionChangeRequests = pgTable(
     nextInvoiceAmountAtom: bigint("next_invoice_amount_atom", { mode: "number" }).notNull(),
     currency: text("currency").notNull(),
     prorationDate: time("proration_date").notNull(),
-    /** The invoice that collected `amount_due_now_atom`, once paid: a retried apply never charges again. */
+    /** The proration invoice for `amount_due_now_atom`, from its creation (a failed payment is retried on it). */
     invoiceId: text("invoice_id"),
+    /** When that invoice was paid: from then on a retried apply never charges again. */
     paymentCollectedAt: time("payment_collected_at"),
     appliedSteps: integer("applied_steps").notNull().default(0),
     appliedAt: time("applied_at"),
