@@ -1,3 +1,4 @@
+import { cache } from "react";
 import { getServerSession } from "next-auth";
 import { notFound, redirect } from "next/navigation";
 import { authOptions } from "@/lib/auth/options";
@@ -10,14 +11,21 @@ export async function requireUser() {
   return session.user;
 }
 
-/** The user and the account of the URL, which must be one of their organization's (else 404). */
-export async function requireAccount(accountId: string): Promise<{
-  user: Awaited<ReturnType<typeof requireUser>>;
-  account: OrganizationAccount;
-  accounts: OrganizationAccount[];
-}> {
-  const user = await requireUser();
-  const account = await findOrganizationAccount(user.organizationId, accountId);
-  if (!account) notFound();
-  return { user, account, accounts: await organizationAccounts(user.organizationId) };
-}
+/**
+ * The user and the account of the URL, which must be one of their organization's (else 404).
+ * Cached per request: the account layout and its pages both ask.
+ */
+export const requireAccount = cache(
+  async (
+    accountId: string,
+  ): Promise<{
+    user: Awaited<ReturnType<typeof requireUser>>;
+    account: OrganizationAccount;
+    accounts: OrganizationAccount[];
+  }> => {
+    const user = await requireUser();
+    const account = await findOrganizationAccount(user.organizationId, accountId);
+    if (!account) notFound();
+    return { user, account, accounts: await organizationAccounts(user.organizationId) };
+  },
+);

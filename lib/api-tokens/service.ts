@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { apiTokens } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import { issueToken } from "@/lib/auth/tokens";
@@ -25,13 +26,8 @@ export function serializeApiToken(row: TokenRow): z.input<typeof ApiToken> {
 }
 
 export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[]; total: number }> {
-  const db = await getDb();
   const where = eq(apiTokens.accountId, ctx.accountId);
-  const [rows, [totals]] = await Promise.all([
-    db.select().from(apiTokens).where(where).orderBy(desc(apiTokens.created), desc(apiTokens.id)).limit(input.limit).offset(input.offset),
-    db.select({ total: count() }).from(apiTokens).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(apiTokens, where, input);
 }
 
 /** A new token; the full token is in the answer and nowhere else, ever. */

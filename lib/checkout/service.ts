@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { apiTokens, checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -203,22 +204,11 @@ export async function listCheckoutSessions({
   ctx,
   input,
 }: Verb<Page & CheckoutSessionFilters>): Promise<{ rows: CheckoutSessionRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.status !== undefined) conditions.push(eq(checkoutSessions.status, input.status));
   if (input.customer !== undefined) conditions.push(eq(checkoutSessions.customerId, input.customer));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(checkoutSessions)
-      .where(where)
-      .orderBy(desc(checkoutSessions.created), desc(checkoutSessions.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(checkoutSessions).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(checkoutSessions, where, input);
 }
 
 export async function updateCheckoutSession({

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { coupons } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -76,18 +77,7 @@ export async function getCoupon({ ctx, input }: Verb<{ id: string }>): Promise<C
 }
 
 export async function listCoupons({ ctx, input }: Verb<Page>): Promise<{ rows: CouponRow[]; total: number }> {
-  const db = await getDb();
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(coupons)
-      .where(live(ctx.accountId))
-      .orderBy(desc(coupons.created), desc(coupons.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(coupons).where(live(ctx.accountId)),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(coupons, live(ctx.accountId), input);
 }
 
 /** Only `name` and `metadata` change; the terms of a coupon are fixed once customers may hold it. */

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { customers } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -58,18 +59,7 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
 }
 
 export async function listCustomers({ ctx, input }: Verb<Page>): Promise<{ rows: CustomerRow[]; total: number }> {
-  const db = await getDb();
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(customers)
-      .where(live(ctx.accountId))
-      .orderBy(desc(customers.created), desc(customers.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(customers).where(live(ctx.accountId)),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(customers, live(ctx.accountId), input);
 }
 
 export async function updateCustomer({

@@ -1,5 +1,6 @@
-import { and, asc, count, desc, eq, getTableColumns, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -22,19 +23,8 @@ export async function listEvents({
   ctx,
   input,
 }: Verb<{ filters: EventFilters; page: Page }>): Promise<{ rows: EventRow[]; total: number }> {
-  const db = await getDb();
   const where = eventFilterConditions(ctx.accountId, input.filters);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(events)
-      .where(where)
-      .orderBy(desc(events.created), desc(events.id))
-      .limit(input.page.limit)
-      .offset(input.page.offset),
-    db.select({ total: count() }).from(events).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(events, where, input.page);
 }
 
 export async function getEvent({ ctx, input }: Verb<{ id: string }>): Promise<EventRow> {

@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices, prices } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -153,16 +154,7 @@ export async function listInvoices({
   if (input.customer !== undefined) conditions.push(eq(invoices.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(invoices.status, input.status));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(invoices)
-      .where(where)
-      .orderBy(desc(invoices.created), desc(invoices.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(invoices).where(where),
-  ]);
+  const { rows, total } = await pageOf(invoices, where, input);
   const intents = await latestPaymentIntents(
     db,
     rows.map((row) => row.id),
@@ -186,7 +178,7 @@ export async function listInvoices({
       lines: lines.filter((line) => line.invoiceId === invoice.id),
       paymentIntent: intents.get(invoice.id) ?? null,
     })),
-    total: totals?.total ?? 0,
+    total,
   };
 }
 

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { customers, paymentIntents, payments } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -337,22 +338,11 @@ export async function listPaymentIntents({
   ctx,
   input,
 }: Verb<Page & PaymentIntentFilters>): Promise<{ rows: PaymentIntentRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [eq(paymentIntents.accountId, ctx.accountId)];
   if (input.customer !== undefined) conditions.push(eq(paymentIntents.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(paymentIntents.status, input.status));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(paymentIntents)
-      .where(where)
-      .orderBy(desc(paymentIntents.created), desc(paymentIntents.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(paymentIntents).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(paymentIntents, where, input);
 }
 
 export async function getPayment({ ctx, input }: Verb<{ id: string }>): Promise<PaymentRow> {
@@ -369,21 +359,10 @@ export async function listPayments({
   ctx,
   input,
 }: Verb<Page & { payment_intent?: string }>): Promise<{ rows: PaymentRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [eq(payments.accountId, ctx.accountId)];
   if (input.payment_intent !== undefined) conditions.push(eq(payments.paymentIntentId, input.payment_intent));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(payments)
-      .where(where)
-      .orderBy(desc(payments.created), desc(payments.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(payments).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(payments, where, input);
 }
 
 /** The payment, locked for update: refunds of one payment serialize, so they never exceed it. */

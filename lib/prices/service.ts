@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { prices } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -67,23 +68,12 @@ export async function getPrice({ ctx, input }: Verb<{ id: string }>): Promise<Pr
 export type PriceFilters = { product?: string; active?: boolean; type?: (typeof PRICE_TYPES)[number] };
 
 export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Promise<{ rows: PriceRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.product !== undefined) conditions.push(eq(prices.productId, input.product));
   if (input.active !== undefined) conditions.push(eq(prices.active, input.active));
   if (input.type !== undefined) conditions.push(eq(prices.type, input.type));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(prices)
-      .where(where)
-      .orderBy(desc(prices.created), desc(prices.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(prices).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(prices, where, input);
 }
 
 export async function updatePrice({

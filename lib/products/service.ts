@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { prices, products } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -63,21 +64,10 @@ export async function listProducts({
   ctx,
   input,
 }: Verb<Page & { active?: boolean }>): Promise<{ rows: ProductRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.active !== undefined) conditions.push(eq(products.active, input.active));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(products)
-      .where(where)
-      .orderBy(desc(products.created), desc(products.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(products).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(products, where, input);
 }
 
 export async function updateProduct({

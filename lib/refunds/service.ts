@@ -1,6 +1,7 @@
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { paymentIntents, refunds } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -99,19 +100,8 @@ export async function listRefunds({
   ctx,
   input,
 }: Verb<Page & { payment?: string }>): Promise<{ rows: RefundRow[]; total: number }> {
-  const db = await getDb();
   const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
   if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(refunds)
-      .where(where)
-      .orderBy(desc(refunds.created), desc(refunds.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(refunds).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(refunds, where, input);
 }

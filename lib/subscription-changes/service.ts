@@ -1,5 +1,6 @@
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import { getDb, type Executor, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { invoices, paymentIntents, subscriptionChangeRequests, type ChangeStep } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -125,17 +126,13 @@ export async function listChangeRequests({
   ctx,
   input,
 }: Verb<Page & { subscriptionId: string; status?: ChangeRequestStatus }>): Promise<{ items: ChangeRequestRow[]; total: number }> {
-  const db = await getDb();
   // An unknown subscription is a 404, not an empty list.
   await getSubscription({ ctx, input: { id: input.subscriptionId } });
   const conditions: (SQL | undefined)[] = [eq(table.accountId, ctx.accountId), eq(table.subscriptionId, input.subscriptionId)];
   if (input.status !== undefined) conditions.push(eq(table.status, input.status));
   const where = and(...conditions);
-  const [items, [totals]] = await Promise.all([
-    db.select().from(table).where(where).orderBy(desc(table.created), desc(table.id)).limit(input.limit).offset(input.offset),
-    db.select({ total: count() }).from(table).where(where),
-  ]);
-  return { items, total: totals?.total ?? 0 };
+  const { rows, total } = await pageOf(table, where, input);
+  return { items: rows, total };
 }
 
 /** Records why an apply stopped (no event: the change request has none). */

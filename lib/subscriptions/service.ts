@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { customers, invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -254,10 +255,7 @@ export async function listSubscriptions({
   if (input.customer !== undefined) conditions.push(eq(subscriptions.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(subscriptions.status, input.status));
   const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db.select().from(subscriptions).where(where).orderBy(desc(subscriptions.created), desc(subscriptions.id)).limit(input.limit).offset(input.offset),
-    db.select({ total: count() }).from(subscriptions).where(where),
-  ]);
+  const { rows, total } = await pageOf(subscriptions, where, input);
   const items =
     rows.length === 0
       ? []
@@ -268,7 +266,7 @@ export async function listSubscriptions({
           .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
   return {
     items: rows.map((subscription) => ({ subscription, items: items.filter((item) => item.subscriptionId === subscription.id) })),
-    total: totals?.total ?? 0,
+    total,
   };
 }
 

@@ -1,6 +1,7 @@
-import { and, count, desc, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { webhookEndpoints } from "@/db/schema";
 import type { Page } from "@/lib/api/pagination";
 import { config } from "@/lib/config";
@@ -60,18 +61,7 @@ export async function listWebhookEndpoints({
   ctx,
   input,
 }: Verb<Page>): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
-  const db = await getDb();
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(webhookEndpoints)
-      .where(live(ctx.accountId))
-      .orderBy(desc(webhookEndpoints.created), desc(webhookEndpoints.id))
-      .limit(input.limit)
-      .offset(input.offset),
-    db.select({ total: count() }).from(webhookEndpoints).where(live(ctx.accountId)),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  return pageOf(webhookEndpoints, live(ctx.accountId), input);
 }
 
 export async function updateWebhookEndpoint({
