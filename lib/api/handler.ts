@@ -4,7 +4,7 @@ import { authenticateToken, type Principal } from "@/lib/auth/tokens";
 import { findAccount, findOrganizationAccount } from "@/lib/auth/users";
 import { accountClock } from "@/lib/clock/time";
 import { isPlatformOrganization } from "@/lib/platform/ids";
-import type { ServiceContext } from "@/lib/context";
+import type { Actor, ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import {
   assertUsableKey,
@@ -130,13 +130,7 @@ async function authenticate(
       const account = await findOrganizationAccount(session.organizationId, accountId);
       if (!account) throw new ServiceError("forbidden", `You cannot access account '${accountId}'.`);
       assertSameOrigin(request);
-      return {
-        accountId,
-        livemode: account.livemode,
-        actor: { type: "user", id: session.userId },
-        correlationId,
-        now: accountClock(account.clockOffsetMs),
-      };
+      return accountContext(account, { type: "user", id: session.userId }, correlationId);
     }
   }
   const principal = await authenticateToken(bearerToken(request));
@@ -145,21 +139,19 @@ async function authenticate(
     // An operator acts on the account named by the path, as the operator's token.
     const account = await findAccount(accountId);
     if (!account) throw new ServiceError("not_found", `No such account: '${accountId}'.`);
-    return {
-      accountId,
-      livemode: account.livemode,
-      actor: { type: "api_key", id: principal.tokenId },
-      correlationId,
-      now: accountClock(account.clockOffsetMs),
-    };
+    return accountContext(account, { type: "api_key", id: principal.tokenId }, correlationId);
   }
-  return {
-    accountId: principal.accountId,
-    livemode: principal.livemode,
-    actor: { type: "api_key", id: principal.tokenId },
-    correlationId,
-    now: accountClock(principal.clockOffsetMs),
-  };
+  const account = { id: principal.accountId, livemode: principal.livemode, clockOffsetMs: principal.clockOffsetMs };
+  return accountContext(account, { type: "api_key", id: principal.tokenId }, correlationId);
+}
+
+/** The context an operation runs in on `account`: its mode, its clock, who acts. */
+function accountContext(
+  account: { id: string; livemode: boolean; clockOffsetMs: number },
+  actor: Actor,
+  correlationId: string,
+): ServiceContext {
+  return { accountId: account.id, livemode: account.livemode, actor, correlationId, now: accountClock(account.clockOffsetMs) };
 }
 
 function correlationIdOf(request: Request, requestId: string): string {

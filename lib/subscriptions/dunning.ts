@@ -82,9 +82,9 @@ export async function lockDunningInvoices(tx: Transaction, ctx: ServiceContext, 
   for (const { id } of retried) await lockInvoice(tx, ctx.accountId, id);
 }
 
-/** Open invoices whose next dunning attempt is due at `now`. */
-const retryDue = (now: Date) =>
-  and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt), lte(invoices.nextPaymentAttempt, now));
+/** Open invoices with a dunning retry scheduled; and those whose retry is due at `now`. */
+const awaitingRetry = and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt));
+const retryDue = (now: Date) => and(awaitingRetry, lte(invoices.nextPaymentAttempt, now));
 
 /**
  * One dunning retry, the invoice locked (skip locked: another runner has it) and re-checked. A
@@ -125,6 +125,6 @@ export const dunningRetries = columnTransition({
   id: invoices.id,
   accountId: invoices.accountId,
   dueAt: invoices.nextPaymentAttempt,
-  pending: and(eq(invoices.status, "open"), isNotNull(invoices.nextPaymentAttempt)),
+  pending: awaitingRetry,
   run: retryPayment,
 });
