@@ -26,7 +26,14 @@ const HANDLE = Symbol.for("billing-service.db");
 type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
 
 async function openPostgres(url: string): Promise<Handle> {
-  const client = postgres(url, { max: Number(process.env.DATABASE_POOL_SIZE ?? 10), onnotice: () => {} });
+  const { poolSize, pooled } = config().database;
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    // A transaction-mode pooler hands each transaction any server connection: a statement
+    // prepared on one is unknown on the next (lib/deploy.ts).
+    prepare: !pooled,
+  });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertServerlessReady, databaseSettings, type DatabaseSettings } from "./deploy";
 
 /**
  * Process configuration, read once from the environment.
@@ -6,6 +7,11 @@ import { z } from "zod";
  */
 const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL_UNPOOLED: z.string().url().optional(),
+  DATABASE_POOLED: z.enum(["true", "false"]).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).optional(),
+  VERCEL: z.string().optional(),
+  CRON_SECRET: z.string().min(16, "CRON_SECRET must be at least 16 characters.").optional(),
   BILLING_ENV: z.enum(["prod", "stg"]).default("prod"),
   BILLING_DATA_DIR: z.string().default(".data"),
   NODE_ENV: z.string().optional(),
@@ -30,6 +36,12 @@ const EnvSchema = z.object({
 
 export type Config = {
   databaseUrl: string | undefined;
+  /** How the server connects to DATABASE_URL (pooler, pool size) and where migrations go (lib/deploy.ts). */
+  database: DatabaseSettings;
+  /** Running on Vercel (`VERCEL=1`): no process outlives its request (lib/jobs/serverless.ts). */
+  serverless: boolean;
+  /** The secret Vercel Cron sends as `Authorization: Bearer <CRON_SECRET>` (lib/cron). */
+  cronSecret: string | undefined;
   environment: "prod" | "stg";
   dataDir: string;
   production: boolean;
@@ -119,8 +131,15 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   // An empty variable means "not set" (common in .env files and CI matrices).
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const env = EnvSchema.parse(present);
+  const serverless = Boolean(env.VERCEL);
+  const inngestConfigured = Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY));
+  const database = databaseSettings(env, serverless);
+  assertServerlessReady({ serverless, databaseUrl: database.url, inngestConfigured, cronSecret: env.CRON_SECRET });
   return {
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: database.url,
+    database,
+    serverless,
+    cronSecret: env.CRON_SECRET,
     environment: env.BILLING_ENV,
     dataDir: env.BILLING_DATA_DIR,
     production: env.NODE_ENV === "production",
@@ -137,7 +156,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     },
     // Dev mode needs only INNGEST_DEV; cloud or self-hosted mode needs both keys (sending events,
     // and the serve route answers 500 without a signing key).
-    inngestConfigured: Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY)),
+    inngestConfigured,
     changePlan: deprecationWindow(
       { deprecatedAt: "CHANGE_PLAN_DEPRECATED_AT", sunset: "CHANGE_PLAN_SUNSET_AT" },
       { deprecatedAt: env.CHANGE_PLAN_DEPRECATED_AT, sunset: env.CHANGE_PLAN_SUNSET_AT },
