@@ -1,10 +1,20 @@
 import { migratePostgres } from "@/db/migrate";
 import { config } from "@/lib/config";
+import { migrationUrl } from "@/lib/deploy";
 
-const url = config().databaseUrl;
-if (!url) {
-  console.log("DATABASE_URL is not set: the embedded database migrates itself when the app starts.");
-} else {
-  await migratePostgres(url);
-  console.log("Migrations applied.");
+/**
+ * `npm run db:migrate`: idempotent, and safe when two deploys run it at once (db/migrate.ts), so
+ * it can be part of every build (`npm run db:migrate && next build` on Vercel).
+ */
+try {
+  const url = migrationUrl(config().database);
+  if (!url) {
+    console.log("DATABASE_URL is not set: the embedded database migrates itself when the app starts.");
+  } else {
+    await migratePostgres(url);
+    console.log("Migrations applied.");
+  }
+} catch (error) {
+  console.error(`Migrations failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
 }
