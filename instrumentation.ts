@@ -1,9 +1,12 @@
-/** Runs once when the Next.js server starts. */
+/** Runs once when the Next.js server starts (on Vercel: once per function instance). */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
-  // next-auth builds its callback URLs from NEXTAUTH_URL; default to where this process listens.
-  process.env.NEXTAUTH_URL ??= `http://localhost:${process.env.PORT ?? 3000}`;
+  // next-auth builds its callback URLs from NEXTAUTH_URL, checkout its page URLs; default to where
+  // this process listens (on Vercel: the production domain, or a preview's deployment URL).
+  const vercelHost =
+    process.env.VERCEL_ENV === "production" ? (process.env.VERCEL_PROJECT_PRODUCTION_URL ?? process.env.VERCEL_URL) : process.env.VERCEL_URL;
+  process.env.NEXTAUTH_URL ??= vercelHost ? `https://${vercelHost}` : `http://localhost:${process.env.PORT ?? 3000}`;
   const { config } = await import("@/lib/config");
   try {
     config();
@@ -16,12 +19,16 @@ export async function register(): Promise<void> {
     const { startEmbedded } = await import("@/lib/embedded");
     await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
   }
-  // Without Inngest, this process delivers webhooks and runs time-driven transitions itself.
-  if (!config().inngestConfigured) {
-    const { deliveryDriver } = await import("@/lib/webhooks/driver");
-    deliveryDriver().start();
-    const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
-    const { runAllDueTransitions } = await import("@/lib/clock/service");
-    clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+  if (config().inngestConfigured) return;
+  if (config().serverless) {
+    // No timers: an instance is frozen after its response. See lib/jobs/serverless.ts.
+    console.log("Serverless (VERCEL=1) without Inngest: first webhook attempts run after each response; retries and time-driven transitions run from Vercel Cron (/api/cron/*).");
+    return;
   }
+  // Without Inngest, this long-lived process delivers webhooks and runs time-driven transitions itself.
+  const { deliveryDriver } = await import("@/lib/webhooks/driver");
+  deliveryDriver().start();
+  const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
+  const { runAllDueTransitions } = await import("@/lib/clock/service");
+  clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
 }

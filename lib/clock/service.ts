@@ -179,20 +179,26 @@ export async function findDueAccounts(realNow: Date = new Date()): Promise<strin
 }
 
 /**
- * The sweep (embedded ticker): runs what is due in every account, on each account's clock. One
- * account's failure is logged and does not hold up the others; its transitions stay due.
+ * The sweep (embedded ticker, serverless cron): runs what is due in every account, on each
+ * account's clock. One account's failure is logged and does not hold up the others; its
+ * transitions stay due. With a `deadline` (ms), no account is started after it (`accountsLeft`).
  */
-export async function runAllDueTransitions(): Promise<{ accounts: number; transitionsRun: number }> {
+export async function runAllDueTransitions(
+  options: { deadline?: number } = {},
+): Promise<{ accounts: number; transitionsRun: number; accountsLeft: number }> {
   const ids = await findDueAccounts();
   let transitionsRun = 0;
-  for (const id of ids) {
+  for (const [index, id] of ids.entries()) {
+    if (options.deadline !== undefined && Date.now() >= options.deadline) {
+      return { accounts: ids.length, transitionsRun, accountsLeft: ids.length - index };
+    }
     try {
       transitionsRun += await runAccountDueTransitions(id);
     } catch (error) {
       console.error(`Time-driven transitions of ${id} failed; they stay due.`, error);
     }
   }
-  return { accounts: ids.length, transitionsRun };
+  return { accounts: ids.length, transitionsRun, accountsLeft: 0 };
 }
 
 /** Runs what is due in one account now (the Inngest function woken by `step.sleepUntil`). */

@@ -1,14 +1,16 @@
 import { config } from "@/lib/config";
 import { embeddedJobs } from "./embedded";
 import { inngestJobs } from "./inngest";
+import { serverlessJobs } from "./serverless";
 
 /**
  * Background work behind one small interface (documenso style). The embedded provider runs it in
- * this process; the Inngest provider hands it to Inngest functions. Delivery rows in the database
+ * this process; the Inngest provider hands it to Inngest functions; the serverless provider (on
+ * Vercel without Inngest) runs first attempts after the response and leaves the rest to cron. Delivery rows in the database
  * stay the single source of truth either way, so a lost hand-off only delays work.
  */
 export interface JobProvider {
-  readonly name: "embedded" | "inngest";
+  readonly name: "embedded" | "inngest" | "serverless";
   /** Deliveries were committed and are due now. */
   deliveriesCreated(deliveryIds: string[]): Promise<void>;
   /**
@@ -19,5 +21,6 @@ export interface JobProvider {
 }
 
 export function jobs(): JobProvider {
-  return config().inngestConfigured ? inngestJobs : embeddedJobs;
+  if (config().inngestConfigured) return inngestJobs;
+  return config().serverless ? serverlessJobs : embeddedJobs;
 }

@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+export const CronDeliveriesRun = z
+  .object({
+    object: z.literal("cron_run"),
+    job: z.literal("deliveries"),
+    attempted: z.number().int().meta({ description: "Attempts made in this pass (each due delivery at most once)." }),
+    delivered: z.number().int(),
+    retrying: z.number().int().meta({ description: "Attempts that failed and are scheduled again (a later pass)." }),
+    failed: z.number().int().meta({ description: "Attempts that failed for good." }),
+    skipped: z.number().int().meta({ description: "Due rows another pass or request was attempting." }),
+    duration_ms: z.number().int(),
+  })
+  .meta({ id: "CronDeliveriesRun" });
+
+export const CronClockRun = z
+  .object({
+    object: z.literal("cron_run"),
+    job: z.literal("clock"),
+    accounts: z.number().int().meta({ description: "Accounts with something due." }),
+    accounts_left: z.number().int().meta({ description: "Of those, left for the next run when the time budget ran out." }),
+    transitions_run: z.number().int(),
+    duration_ms: z.number().int(),
+  })
+  .meta({ id: "CronClockRun" });

@@ -1,0 +1,58 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { z } from "zod";
+import { runAllDueTransitions } from "@/lib/clock/service";
+import { config } from "@/lib/config";
+import { ServiceError } from "@/lib/errors";
+import { deliverDueOnce } from "@/lib/webhooks/deliver-due";
+import { attemptTimeoutMs } from "@/lib/webhooks/schedule";
+import type { CronClockRun, CronDeliveriesRun } from "./schema";
+
+/**
+ * The cron routes' maxDuration (seconds): the route files export this literal (Next reads it
+ * statically), and every plan allows it. Each run stops starting work early enough to finish inside it.
+ */
+export const CRON_MAX_DURATION_S = 60;
+const MARGIN_MS = 5_000;
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/** Vercel Cron sends `Authorization: Bearer <CRON_SECRET>`; anything else is a 401. */
+export function authorizeCron(authorization: string | null): void {
+  const secret = config().cronSecret;
+  if (!secret) {
+    throw new ServiceError("unauthorized", "This deployment has no CRON_SECRET set, so its cron routes refuse every call.");
+  }
+  const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  if (!match) throw new ServiceError("unauthorized", "Send 'Authorization: Bearer <CRON_SECRET>'.");
+  // Hashes have one length, so the comparison takes the same time whatever was sent.
+  if (!timingSafeEqual(digest(match[1]!), digest(secret))) {
+    throw new ServiceError("unauthorized", "Wrong cron secret.");
+  }
+}
+
+/** One pass over due deliveries; no attempt starts once an attempt could outlast the invocation. */
+export async function runDeliveriesCron(authorization: string | null): Promise<z.input<typeof CronDeliveriesRun>> {
+  authorizeCron(authorization);
+  const started = Date.now();
+  const budgetMs = Math.max(CRON_MAX_DURATION_S * 1000 - attemptTimeoutMs() - MARGIN_MS, 5_000);
+  const pass = await deliverDueOnce({ deadline: started + budgetMs });
+  return { object: "cron_run", job: "deliveries", ...pass, duration_ms: Date.now() - started };
+}
+
+/** Every account's due transitions, until the budget runs out (the rest stay due for the next run). */
+export async function runClockCron(authorization: string | null): Promise<z.input<typeof CronClockRun>> {
+  authorizeCron(authorization);
+  const started = Date.now();
+  // Renewals can pay sandbox invoices, which send nothing over the network: a third of the time is room enough.
+  const run = await runAllDueTransitions({ deadline: started + CRON_MAX_DURATION_S * 1000 - 20_000 });
+  return {
+    object: "cron_run",
+    job: "clock",
+    accounts: run.accounts,
+    accounts_left: run.accountsLeft,
+    transitions_run: run.transitionsRun,
+    duration_ms: Date.now() - started,
+  };
+}

@@ -1,0 +1,40 @@
+import type { JobProvider } from "./index";
+
+/**
+ * Runs `work` after the response is sent, within the same invocation (Next's `after`, which
+ * Vercel keeps alive through `waitUntil` up to the route's maxDuration). Outside a request (a
+ * script) there is no response to wait for: the work runs now.
+ */
+async function afterResponse(label: string, work: () => Promise<unknown>): Promise<void> {
+  const guarded = () => work().then(() => undefined, (error: unknown) => console.error(label, error));
+  const { after } = await import("next/server");
+  try {
+    after(guarded);
+  } catch {
+    await guarded();
+  }
+}
+
+/**
+ * Vercel without Inngest: no process outlives its request, so nothing may wait on a timer. A new
+ * delivery's first attempt runs right after the response that created it; everything later
+ * (retries, expired leases, time-driven transitions) is picked up by the Vercel Cron routes
+ * (app/api/cron, vercel.json), which read the due rows: a lost `after` only delays work.
+ */
+export const serverlessJobs: JobProvider = {
+  name: "serverless",
+  async deliveriesCreated(deliveryIds) {
+    await afterResponse("Webhook first attempts failed; the cron pass retries them.", async () => {
+      const { attemptDue } = await import("@/lib/webhooks/deliver-due");
+      await attemptDue(deliveryIds);
+    });
+  },
+  async transitionScheduled(accountId, at) {
+    // Due already (a trial shorter than its notice): run it now rather than at the next cron.
+    if (at.getTime() > Date.now()) return;
+    await afterResponse(`Time-driven transitions of ${accountId} failed; the cron runs them.`, async () => {
+      const { runAccountDueTransitions } = await import("@/lib/clock/service");
+      await runAccountDueTransitions(accountId);
+    });
+  },
+};
