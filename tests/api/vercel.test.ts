@@ -55,15 +55,13 @@ describe("on Vercel without Inngest", () => {
 
   it("attempts a delivery right after the response, and retries it only when cron calls with the secret", async () => {
     const merchant = api(seed.secret_token, `${app.baseUrl}/api`);
-    const endpoint = await merchant.post(`/${seed.account_id}/webhook-endpoints`, {
-      body: { url: receiver.url, events: ["customer.created"] },
-    });
+    const endpoint = await merchant.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
     expect(endpoint.status).toBe(201);
     receiver.useSecret(endpoint.body.secret);
     // The first attempt hangs until its deadline (WEBHOOK_TIMEOUT_MS, 1.5 s) …
     receiver.respond("hang");
 
-    const created = await merchant.post("/customers", { body: { email: "after@example.com" } });
+    const created = await merchant.post("/customers", { email: "after@example.com" });
     expect(created.status).toBe(201);
     const [event] = (await merchant.get(`/${seed.account_id}/events?event_type=customer.created`)).body.items;
     // … and the response did not wait for it: the attempt had not finished when the request did.
@@ -104,14 +102,10 @@ describe("on Vercel without Inngest", () => {
 
   it("runs time-driven transitions only when cron calls with the secret", async () => {
     const sandbox = api(seed.sandbox_secret_token, `${app.baseUrl}/api`);
-    const product = await sandbox.post("/products", { body: { name: "Cron plan" } });
-    const price = await sandbox.post("/prices", {
-      body: { product: product.body.id, currency: "usd", unit_amount_atom: 900, type: "one_time" },
-    });
+    const product = await sandbox.post("/products", { name: "Cron plan" });
+    const price = await sandbox.post("/prices", { product: product.body.id, currency: "usd", unit_amount_atom: 900, type: "one_time" });
     expect(price.status, price.text).toBe(201);
-    const session = await sandbox.post("/checkout/sessions", {
-      body: { mode: "payment", line_items: [{ price: price.body.id }], success_url: "https://shop.example.com/thanks" },
-    });
+    const session = await sandbox.post("/checkout/sessions", { mode: "payment", line_items: [{ price: price.body.id }], success_url: "https://shop.example.com/thanks" });
     expect(session.status, session.text).toBe(201);
 
     // A day passes on the sandbox account's clock without anything running what fell due (the
