@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { bypassHeaders } from "./e2e/bypass";
 
 /**
  * End-to-end tests in Debian's Chromium (never `playwright install`). By default they run against
@@ -18,6 +19,8 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
+    // A protected Vercel preview: "Protection Bypass for Automation" (fixtures.ts sends it on API calls too).
+    extraHTTPHeaders: bypassHeaders(),
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     browserName: "chromium",

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import { Receiver } from "../tests/helpers/receiver";
+import { bypassHeaders } from "./bypass";
 
 /** The app under test: the local one from global-setup, or a deployment (E2E_BASE_URL). */
 export function baseUrl(): string {
@@ -10,8 +11,12 @@ export function baseUrl(): string {
 }
 
 /**
- * A webhook receiver the app can reach: on loopback for the local app; for a deployment, a fixed
- * port behind a tunnel (E2E_RECEIVER_PORT and its public HTTPS URL E2E_RECEIVER_URL).
+ * Where the webhook steps receive: an HTTPS receiver on loopback, which the app under test reaches
+ * when it runs on this machine (the local app, `npm run test:e2e:deployment`); for a remote
+ * deployment, a fixed port behind a tunnel (E2E_RECEIVER_PORT, its public URL E2E_RECEIVER_URL).
+ * The specs use only `url`, `useSecret`, `respond`, `waitFor`, `requests` and `close`, and check
+ * delivery states through the API and the dashboard, so a receiver fed by `npm run listen` (which
+ * pulls events from the API) can take its place here without touching a spec.
  */
 export function startReceiver(): Promise<Receiver> {
   const port = process.env.E2E_RECEIVER_PORT ? Number(process.env.E2E_RECEIVER_PORT) : undefined;
@@ -54,7 +59,7 @@ export function api(token: string) {
   async function call(method: string, path: string, body?: unknown) {
     const response = await fetch(`${baseUrl()}/api${path}`, {
       method,
-      headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      headers: { ...bypassHeaders(), Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();

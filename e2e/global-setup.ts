@@ -10,7 +10,8 @@ import { WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
  * to loopback receivers (trusting the run's certificate). Returns the teardown.
  */
 export default async function globalSetup() {
-  installTestCertificate();
+  // `npm run test:e2e:deployment` made the certificate already, and its deployment trusts that one.
+  if (!process.env.TEST_TLS_KEY) installTestCertificate();
   if (process.env.E2E_BASE_URL) return undefined;
   Object.assign(process.env, WEBHOOK_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),

@@ -1,0 +1,49 @@
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createFreshDatabase } from "../tests/helpers/database";
+import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
+import { installTestCertificate } from "../tests/helpers/tls";
+import { WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
+
+/**
+ * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
+ * exactly as `E2E_BASE_URL=<preview url> npm run test:e2e` runs it against Vercel. The stand-in is
+ * a second production server (`next start`) configured as on Vercel without Inngest (VERCEL=1,
+ * CRON_SECRET: first webhook attempts after the response, no pollers) on a fresh database,
+ * migrated by `npm run db:migrate` as the deploy's build command does. The suite gets only its
+ * URL: no DATABASE_URL, so it can reach the app through HTTP alone. Arguments go to Playwright.
+ */
+installTestCertificate();
+const database = await createFreshDatabase("deployment");
+let exitCode = 1;
+try {
+  execFileSync("npm", ["run", "--silent", "db:migrate"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: database.url },
+    stdio: "inherit",
+  });
+  const deployment = await startApp({
+    DATABASE_URL: database.url,
+    VERCEL: "1",
+    CRON_SECRET: randomBytes(24).toString("base64url"),
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+    // The stand-in runs on this machine: its webhooks reach the suite's receivers on loopback.
+    ...WEBHOOK_TEST_ENV,
+  });
+  console.log(`The deployment under test: ${deployment.baseUrl}`);
+  try {
+    const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl };
+    delete suiteEnv.DATABASE_URL;
+    exitCode = await new Promise<number>((resolve) => {
+      const suite = spawn("npx", ["playwright", "test", ...process.argv.slice(2)], { cwd: PROJECT_ROOT, env: suiteEnv, stdio: "inherit" });
+      suite.once("exit", (code) => resolve(code ?? 1));
+    });
+  } finally {
+    await deployment.stop();
+    if (exitCode !== 0) console.log(`The deployment's output:\n${deployment.output()}`);
+  }
+} finally {
+  await database.drop();
+}
+process.exit(exitCode);
