@@ -4,7 +4,7 @@ import { migrationUrl } from "@/lib/deploy";
 
 /**
  * `npm run db:migrate`: idempotent, and safe when two deploys run it at once (db/migrate.ts), so
- * it can be part of every build (`npm run db:migrate && next build` on Vercel).
+ * it can be part of every build (`npm run db:migrate && npm run build` on Vercel, vercel.json).
  */
 try {
   const url = migrationUrl(config().database);
