@@ -37,7 +37,8 @@ describe("on Vercel without Inngest", () => {
     seed = JSON.parse(stdout);
     receiver = await Receiver.start();
     // A short tick: were a ticker started, it would run what this test leaves to cron within 200 ms.
-    app = await startApp({ DATABASE_URL: database.url, VERCEL: "1", CRON_SECRET: cronSecret, CLOCK_TICK_MS: "200" });
+    // A 4 s attempt deadline: long enough that a request's answer cannot have waited for a hanging attempt.
+    app = await startApp({ DATABASE_URL: database.url, VERCEL: "1", CRON_SECRET: cronSecret, CLOCK_TICK_MS: "200", WEBHOOK_TIMEOUT_MS: "4000" });
   });
   afterAll(async () => {
     await app?.stop();
@@ -58,7 +59,7 @@ describe("on Vercel without Inngest", () => {
     const endpoint = await merchant.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
     expect(endpoint.status).toBe(201);
     receiver.useSecret(endpoint.body.secret);
-    // The first attempt hangs until its deadline (WEBHOOK_TIMEOUT_MS, 1.5 s) …
+    // The first attempt hangs until its deadline (4 s) …
     receiver.respond("hang");
 
     const created = await merchant.post("/customers", { email: "after@example.com" });
