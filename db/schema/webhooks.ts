@@ -18,6 +18,9 @@ export const webhookEndpoints = pgTable(
     enabled: boolean("enabled").notNull().default(true),
     /** The signing secret, encrypted at rest (lib/webhooks/secrets.ts). */
     secretCiphertext: text("secret_ciphertext").notNull(),
+    /** After a rotation with overlap: the replaced secret, encrypted, still signing until it expires. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: time("previous_secret_expires_at"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),

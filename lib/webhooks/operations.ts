@@ -8,6 +8,7 @@ import {
   EndpointDeliveriesQuery,
   RetryFailedInput,
   RetryFailedResult,
+  RotateSecretInput,
   WebhookEndpoint,
   WebhookEndpointCreateInput,
   WebhookEndpointList,
@@ -85,11 +86,13 @@ export const rotateWebhookSecretOperation = defineOperation({
   method: "POST",
   path: `${endpointPath}/rotate-secret`,
   summary: "Rotate an endpoint's signing secret",
-  description: "The new secret signs every attempt from now on; the old one stops at once.",
+  description:
+    "The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.",
   tag: endpointsTag,
   access: "secret",
+  body: RotateSecretInput,
   response: { status: 200, description: "The endpoint and its new signing secret.", schema: WebhookEndpointWithSecret },
-  errors: [404],
+  errors: [404, 415, 422],
 });
 
 export const listEndpointDeliveriesOperation = defineOperation({

@@ -21,6 +21,7 @@ export function webhookPayload(event: EventRow, livemode: boolean) {
     id: event.id,
     object: "event" as const,
     type: event.type,
+    sequence: event.sequence,
     created: Math.floor(event.created.getTime() / 1000),
     livemode,
     data: {
