@@ -35,6 +35,8 @@ export const events = pgTable(
     index("events_account_aggregate_idx").on(t.accountId, t.aggregateId, t.created, t.id),
     index("events_account_aggregate_type_idx").on(t.accountId, t.aggregateType, t.created, t.id),
     index("events_account_type_idx").on(t.accountId, t.type, t.created, t.id),
+    // The listen feed reads an account's events in id (creation) order after a cursor.
+    index("events_account_id_idx").on(t.accountId, t.id),
     uniqueIndex("events_aggregate_sequence_idx").on(t.accountId, t.aggregateId, t.sequence),
   ],
 );

@@ -1,6 +1,7 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
+import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth } from "./health";
 import {
   DeletedWebhookEndpoint,
@@ -210,9 +211,25 @@ export const sendTestEventOperation = defineOperation({
   errors: [404, 409],
 });
 
+export const eventFeedOperation = defineOperation({
+  operationId: "readEventFeed",
+  method: "GET",
+  path: "/{account_id}/events/feed",
+  unscopedPath: "/events/feed",
+  summary: "Wait for new events (the feed behind `npm run listen`)",
+  description:
+    "A long poll: answers as soon as an event newer than `after` exists (or after `wait` seconds, empty), with the events as their webhook payloads, oldest first, and the cursor to pass next. Each answer also repeats the few seconds before the cursor, so an event whose transaction committed late is not missed: skip ids you already have. Resuming with a stored cursor loses nothing.",
+  tag: "Events",
+  access: "secret",
+  query: EventFeedQuery,
+  response: { status: 200, description: "New events and the next cursor.", schema: EventFeed },
+  errors: [422],
+});
+
 export const webhookOperations = [
   ...coreWebhookOperations,
   endpointHealthOperation,
   accountHealthOperation,
   sendTestEventOperation,
+  eventFeedOperation,
 ];
