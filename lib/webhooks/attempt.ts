@@ -4,6 +4,7 @@ import { accounts, deliveryAttempts, eventDeliveries, events, webhookEndpoints }
 import { newId } from "@/lib/ids";
 import { config } from "@/lib/config";
 import { webhookPayload } from "./payload";
+import { noteAttemptOutcome } from "./auto-disable";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
 import { sendWebhook, type SendResult } from "./send";
 import { deliveryHeaders } from "./signing";
@@ -205,5 +206,6 @@ async function record(
       durationMs: sent.durationMs,
       created: now,
     });
+    await noteAttemptOutcome(tx, deliveryId, outcome.result === "delivered");
   });
 }

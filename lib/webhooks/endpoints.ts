@@ -78,6 +78,8 @@ export async function updateWebhookEndpoint({
       ...(changes.events !== undefined ? { events: changes.events } : {}),
       ...(changes.description !== undefined ? { description: changes.description } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      // Enabling (or disabling by hand) ends an automatic disablement and its failure streak.
+      ...(changes.enabled !== undefined ? { disabledAt: null, disabledReason: null, failingSince: null } : {}),
       updated: new Date(),
     })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))

@@ -56,6 +56,7 @@ export const WebhookPayload = z
     sequence: z.number().int(),
     created: z.number().int().meta({ description: "Unix seconds." }),
     livemode: z.boolean(),
+    test: z.literal(true).optional().meta({ description: "Present on sample events sent with \"send test event\" by type." }),
     data: z.object({ object: z.record(z.string(), z.unknown()), previous_attributes: z.record(z.string(), z.unknown()).optional() }),
   })
   .meta({ id: "WebhookPayload", description: "Exactly the JSON body a webhook delivery of the event carries." });

@@ -3,6 +3,7 @@ import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
 import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth } from "./health";
+import { ReplayInput, ReplayResult } from "./replay";
 import {
   DeletedWebhookEndpoint,
   DeliveryAttemptArray,
@@ -16,6 +17,7 @@ import {
   WebhookEndpointUpdateInput,
   WebhookEndpointWithSecret,
 } from "./schema";
+import { TestEventInput } from "./test-events";
 
 const endpointsTag = "Webhook endpoints";
 const deliveriesTag = "Deliveries";
@@ -204,11 +206,26 @@ export const sendTestEventOperation = defineOperation({
   path: `${endpointPath}/test`,
   summary: "Send a test event to an endpoint",
   description:
-    "Delivers the account's newest event of a subscribed type to this endpoint again, as a new delivery (signed and retried like any other). 409 when there is no such event yet.",
+    "With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `\"test\": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.",
   tag: endpointsTag,
   access: "secret",
+  body: TestEventInput,
   response: { status: 201, description: "The new delivery.", schema: Delivery },
-  errors: [404, 409],
+  errors: [404, 409, 415, 422],
+});
+
+export const replayOperation = defineOperation({
+  operationId: "replayWebhookEndpointEvents",
+  method: "POST",
+  path: `${endpointPath}/replay`,
+  summary: "Replay a window of events to an endpoint",
+  description:
+    "A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.",
+  tag: endpointsTag,
+  access: "secret",
+  body: ReplayInput,
+  response: { status: 200, description: "How many deliveries were made.", schema: ReplayResult },
+  errors: [404, 409, 415, 422],
 });
 
 export const eventFeedOperation = defineOperation({
@@ -231,5 +248,6 @@ export const webhookOperations = [
   endpointHealthOperation,
   accountHealthOperation,
   sendTestEventOperation,
+  replayOperation,
   eventFeedOperation,
 ];

@@ -69,6 +69,15 @@ export const WebhookEndpoint = z
       description:
         "After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs.",
     }),
+    failing_since: DateTime.nullable().meta({
+      description: "Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds.",
+    }),
+    disabled_at: DateTime.nullable().meta({
+      description: "When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days).",
+    }),
+    disabled_reason: z.string().nullable().meta({
+      description: "Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`.",
+    }),
     created: DateTime,
     updated: DateTime,
   })

@@ -21,6 +21,9 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: bool
     enabled: row.enabled,
     livemode,
     previous_secret_expires_at: previousSecretExpiry(row, new Date())?.toISOString() ?? null,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    disabled_reason: row.disabledReason,
     created: row.created.toISOString(),
     updated: row.updated.toISOString(),
   };

@@ -69,12 +69,17 @@ function startListen(args: string[]) {
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.on("exit", () => resolve());
-      process.kill(-child.pid!, "SIGINT");
-    });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid!, "SIGINT");
+      } catch {
+        // already gone
+      }
+    }
+    await exited;
+  };
   cleanups.push(stop);
   return {
     output: () => stdout,
