@@ -69,7 +69,7 @@ describe("test events by type", () => {
     const { body: product } = await merchant.client.post("/products", { name: "Real" });
     await merchant.client.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 100, type: "one_time" });
     await merchant.client.post("/coupons", { percent_off: 5, duration: "forever" });
-    const real = await receiver.waitFor(4);
+    const real = (await receiver.waitFor(4)).slice(0, 4);
     for (const type of EVENT_TYPES) {
       const sent = await merchant.client.post(`${path}/test`, { type });
       expect(sent.status, `${type}: ${sent.text}`).toBe(201);
