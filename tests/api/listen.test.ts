@@ -174,6 +174,8 @@ describe("npm run listen", () => {
     expectProblem(await merchant.client.get(`/events/feed?after=nope&wait=0`), 422, /after/);
     expectProblem(await merchant.client.get(`/events/feed?types=customer.exploded&wait=0`), 422, /customer\.exploded/);
     expectProblem(await merchant.client.get(`/events/feed?wait=99`), 400, /wait/);
+    const scoped = await merchant.client.get(`/${merchant.accountId}/events/feed?wait=0`);
+    expect(scoped.body).toEqual({ object: "event_feed", items: [], next_cursor: expect.stringMatching(/^evt_prod_/) });
 
     const badToken = startListen(["--base-url", apiBaseUrl(), "--token", "st_prod_nope", "--forward-to", "http://127.0.0.1:9/x"]);
     await expect(badToken.ready()).rejects.toThrow(/did not start/);
