@@ -236,7 +236,7 @@ async function main(): Promise<void> {
       // insertion order as in production, and the id is time-ordered and unique (`evt_prod_` + 29).
       await sql`
         insert into events (id, account_id, type, aggregate_type, aggregate_id, data, previous_data,
-                            metadata, correlation_id, version, created, actor_type, actor_id)
+                            metadata, correlation_id, version, sequence, created, actor_type, actor_id)
         select
           'evt_prod_' || lpad(to_hex(s.ms), 12, '0') || lpad(to_hex(s.g), 17, '0'),
           case when s.noise then ${NOISE_ACCOUNT} else ${MAIN_ACCOUNT} end,
@@ -252,6 +252,7 @@ async function main(): Promise<void> {
           '{}'::jsonb,
           'req_prod_' || md5(s.g::text),
           1,
+          s.g, -- unique per aggregate (not 1, 2, 3…: the list bench does not read it)
           to_timestamp(s.ms / 1000.0),
           'api_key',
           'key_prod_bench'

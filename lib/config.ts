@@ -19,6 +19,7 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_DELAYS: z.string().optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).optional(),
+  WEBHOOK_AUTO_DISABLE_AFTER: z.string().regex(/^(off|\d+(ms|s|m|h|d))$/, "WEBHOOK_AUTO_DISABLE_AFTER: e.g. 5d, 12h, or off.").optional(),
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters.").optional(),
   GITHUB_ID: z.string().optional(),
   GITHUB_SECRET: z.string().optional(),
@@ -50,6 +51,8 @@ export type Config = {
     retryDelays: string | undefined;
     timeoutMs: number | undefined;
     allowPrivateNetworks: boolean;
+    /** How long all attempts must fail before an endpoint is disabled (`5d`), or `off`. */
+    autoDisableAfter: string;
   };
   auth: {
     secret: string | undefined;
@@ -148,6 +151,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       retryDelays: env.WEBHOOK_RETRY_DELAYS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
+      autoDisableAfter: env.WEBHOOK_AUTO_DISABLE_AFTER ?? "5d",
     },
     auth: {
       secret: env.NEXTAUTH_SECRET,

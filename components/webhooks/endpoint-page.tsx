@@ -7,11 +7,15 @@ import { useEffect, useRef, useState } from "react";
 import { apiFetch } from "@/components/api-client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, ErrorBox, Loading, PageHeader, ShownOnce, StatusBadge, formatTime } from "@/components/ui";
+import { AutoDisabledNotice } from "./auto-disabled-notice";
 import { EndpointDeliveries, deliveriesKey } from "./endpoint-deliveries";
 import { EndpointForm } from "./endpoint-form";
 import { EndpointHealth, healthKey } from "./endpoint-health";
 import { ALL_EVENTS } from "./format";
-import type { Delivery, EndpointFormValues, WebhookEndpoint, WebhookEndpointWithSecret } from "./types";
+import { ReplayWindow } from "./replay-window";
+import { RotateSecretDialog } from "./rotate-secret-dialog";
+import { SendTestEvent } from "./send-test-event";
+import type { EndpointFormValues, WebhookEndpoint } from "./types";
 
 function endpointKeyOf(accountId: string, endpointId: string) {
   return ["webhook-endpoint", accountId, endpointId] as const;
@@ -28,6 +32,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
 
   const [editing, setEditing] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [confirmingRotate, setConfirmingRotate] = useState(false);
   // Component state only (never the query cache): leaving the page forgets the secret for good.
   const [secret, setSecret] = useState<string | null>(null);
   const [deleted, setDeleted] = useState(false);
@@ -56,22 +61,6 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
   const toggle = useMutation({
     mutationFn: (enabled: boolean) => apiFetch<WebhookEndpoint>(path, { method: "POST", body: { enabled } }),
     onSuccess: saved,
-  });
-  const rotate = useMutation({
-    mutationFn: () => apiFetch<WebhookEndpointWithSecret>(`${path}/rotate-secret`, { method: "POST" }),
-    onSuccess: ({ secret: newSecret, ...updated }) => {
-      setSecret(newSecret);
-      saved(updated);
-      rotate.reset();
-    },
-  });
-  const sendTest = useMutation({
-    mutationFn: () => apiFetch<Delivery>(`${path}/test`, { method: "POST" }),
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) }),
-        queryClient.invalidateQueries({ queryKey: healthKey(accountId, endpointId) }),
-      ]),
   });
   const remove = useMutation({
     mutationFn: () => apiFetch<{ id: string; deleted: true }>(path, { method: "DELETE" }),
@@ -116,6 +105,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
         <ErrorBox error={endpoint.error} />
       ) : (
         <div className="space-y-4">
+          <AutoDisabledNotice endpoint={endpoint.data} path={path} onChanged={saved} />
           <Card
             title="Settings"
             actions={
@@ -131,11 +121,8 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
                   <Button variant="secondary" onClick={() => setEditing(true)}>
                     Edit
                   </Button>
-                  <Button variant="secondary" disabled={rotate.isPending} onClick={() => rotate.mutate()}>
+                  <Button variant="secondary" onClick={() => setConfirmingRotate(true)}>
                     Rotate secret
-                  </Button>
-                  <Button variant="secondary" disabled={sendTest.isPending} onClick={() => sendTest.mutate()}>
-                    Send test event
                   </Button>
                   <Button variant="danger" onClick={() => setConfirmingDelete(true)}>
                     Delete
@@ -166,29 +153,18 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
             )}
             <div className="mt-4 space-y-3" aria-live="polite">
               {toggle.error ? <ErrorBox error={toggle.error} /> : null}
-              {rotate.error ? <ErrorBox error={rotate.error} /> : null}
               {secret && (
                 <div className="space-y-2">
                   <ShownOnce label="New signing secret" value={secret} />
-                  <p className="text-sm text-slate-600">The previous secret no longer signs requests.</p>
+                  <p className="text-sm text-slate-600">
+                    {endpoint.data.previous_secret_expires_at
+                      ? `The previous secret also signs deliveries until ${formatTime(endpoint.data.previous_secret_expires_at)}.`
+                      : "The previous secret no longer signs requests."}
+                  </p>
                   <Button variant="secondary" onClick={() => setSecret(null)}>
                     Dismiss
                   </Button>
                 </div>
-              )}
-              {sendTest.error ? <ErrorBox error={sendTest.error} /> : null}
-              {sendTest.data && (
-                <p role="status" className="rounded border border-slate-200 bg-slate-50 p-3 text-sm">
-                  Test event sent: event{" "}
-                  <Link
-                    href={`/accounts/${accountId}/events/${encodeURIComponent(sendTest.data.event_id)}`}
-                    className={`font-mono ${linkClass}`}
-                  >
-                    {sendTest.data.event_id}
-                  </Link>{" "}
-                  is being delivered (delivery <span className="font-mono">{sendTest.data.id}</span>). Its outcome appears
-                  in Recent deliveries below.
-                </p>
               )}
             </div>
           </Card>
@@ -200,7 +176,26 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
           <Card title="Recent deliveries">
             <EndpointDeliveries accountId={accountId} endpointId={endpointId} />
           </Card>
+
+          <Card title="Send a test event">
+            <SendTestEvent accountId={accountId} endpointId={endpointId} path={path} />
+          </Card>
+
+          <Card title="Replay events">
+            <ReplayWindow accountId={accountId} endpointId={endpointId} path={path} />
+          </Card>
         </div>
+      )}
+      {confirmingRotate && (
+        <RotateSecretDialog
+          path={path}
+          onCancel={() => setConfirmingRotate(false)}
+          onRotated={({ secret: newSecret, ...updated }) => {
+            setSecret(newSecret);
+            saved(updated);
+            setConfirmingRotate(false);
+          }}
+        />
       )}
       {confirmingDelete && endpoint.data && (
         <ConfirmDialog
@@ -251,6 +246,12 @@ function EndpointSettings({ endpoint }: { endpoint: WebhookEndpoint }) {
           </ul>
         )}
       </dd>
+      {endpoint.previous_secret_expires_at && (
+        <>
+          <dt className="font-medium text-slate-500">Previous secret</dt>
+          <dd>Still signs deliveries until {formatTime(endpoint.previous_secret_expires_at)}</dd>
+        </>
+      )}
       <dt className="font-medium text-slate-500">ID</dt>
       <dd className="break-all font-mono text-xs">{endpoint.id}</dd>
       <dt className="font-medium text-slate-500">Created</dt>

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id } from "./columns";
 
@@ -24,6 +24,8 @@ export const events = pgTable(
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     correlationId: text("correlation_id"),
     version: integer("version").notNull(),
+    /** Position on the aggregate's timeline: 1, 2, 3… with no gap (lib/events/sequence.ts). */
+    sequence: integer("sequence").notNull(),
     created: createdAt(),
     actorType: actorTypeEnum("actor_type"),
     actorId: text("actor_id"),
@@ -33,5 +35,25 @@ export const events = pgTable(
     index("events_account_aggregate_idx").on(t.accountId, t.aggregateId, t.created, t.id),
     index("events_account_aggregate_type_idx").on(t.accountId, t.aggregateType, t.created, t.id),
     index("events_account_type_idx").on(t.accountId, t.type, t.created, t.id),
+    // The listen feed reads an account's events in id (creation) order after a cursor.
+    index("events_account_id_idx").on(t.accountId, t.id),
+    uniqueIndex("events_aggregate_sequence_idx").on(t.accountId, t.aggregateId, t.sequence),
   ],
+);
+
+/**
+ * The last sequence number given on each aggregate's timeline. Incremented with an upsert in the
+ * event's transaction: its row lock orders concurrent emitters of one aggregate, so two events of
+ * one entity never share a number and a rolled-back one leaves no gap.
+ */
+export const eventSequences = pgTable(
+  "event_sequences",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    aggregateId: text("aggregate_id").notNull(),
+    lastSequence: integer("last_sequence").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.aggregateId] })],
 );

@@ -18,6 +18,14 @@ export const webhookEndpoints = pgTable(
     enabled: boolean("enabled").notNull().default(true),
     /** The signing secret, encrypted at rest (lib/webhooks/secrets.ts). */
     secretCiphertext: text("secret_ciphertext").notNull(),
+    /** After a rotation with overlap: the replaced secret, encrypted, still signing until it expires. */
+    previousSecretCiphertext: text("previous_secret_ciphertext"),
+    previousSecretExpiresAt: time("previous_secret_expires_at"),
+    /** Since when every attempt has failed (account clock); null after any success (lib/webhooks/auto-disable.ts). */
+    failingSince: time("failing_since"),
+    /** Set when the service disabled the endpoint itself; cleared when it is enabled again. */
+    disabledAt: time("disabled_at"),
+    disabledReason: text("disabled_reason"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),

@@ -23,6 +23,10 @@ export const Event = z
       description: "The request's `X-Correlation-Id`, else its request id.",
     }),
     version: z.number().int().meta({ description: "Schema version of the event format." }),
+    sequence: z.number().int().min(1).meta({
+      description:
+        "Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it.",
+    }),
     created: DateTime,
     actor_type: z.enum(["user", "api_key", "system", "customer"]).nullable(),
     actor_id: z.string().nullable().meta({ description: "API token id, user id, … of the actor." }),

@@ -17,6 +17,7 @@ export function serializeEvent(row: EventRow): EventObject {
     metadata: row.metadata,
     correlation_id: row.correlationId,
     version: row.version,
+    sequence: row.sequence,
     created: row.created.toISOString(),
     actor_type: row.actorType,
     actor_id: row.actorId,

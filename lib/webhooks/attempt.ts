@@ -4,10 +4,11 @@ import { accounts, deliveryAttempts, eventDeliveries, events, webhookEndpoints }
 import { newId } from "@/lib/ids";
 import { config } from "@/lib/config";
 import { webhookPayload } from "./payload";
+import { noteAttemptOutcome } from "./auto-disable";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
-import { decryptSecret } from "./secrets";
 import { sendWebhook, type SendResult } from "./send";
-import { signPayload } from "./signature";
+import { deliveryHeaders } from "./signing";
+import { signingSecrets, type StoredSecrets } from "./rotation";
 
 /**
  * Which attempt is wanted:
@@ -32,7 +33,7 @@ const leaseMs = () => 2 * attemptTimeoutMs();
 type Claim = {
   attempt: number;
   url: string;
-  secretCiphertext: string;
+  secrets: StoredSecrets;
   eventId: string;
   accountId: string;
 };
@@ -46,7 +47,11 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
         url: webhookEndpoints.url,
         enabled: webhookEndpoints.enabled,
         endpointDeletedAt: webhookEndpoints.deletedAt,
-        secretCiphertext: webhookEndpoints.secretCiphertext,
+        secrets: {
+          current: webhookEndpoints.secretCiphertext,
+          previous: webhookEndpoints.previousSecretCiphertext,
+          previousExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+        },
       })
       .from(eventDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
@@ -95,7 +100,7 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
     return {
       attempt,
       url: row.url,
-      secretCiphertext: row.secretCiphertext,
+      secrets: row.secrets,
       eventId: delivery.eventId,
       accountId: delivery.accountId,
     };
@@ -141,15 +146,14 @@ export async function attemptDelivery(deliveryId: string, request: AttemptReques
   const sent = await sendWebhook({
     url: claimed.url,
     body,
-    headers: {
-      "Content-Type": "application/json",
-      "User-Agent": "BillingService-Webhooks/1.0",
-      "X-Webhook-Signature": signPayload(decryptSecret(claimed.secretCiphertext), body),
-      "X-Webhook-Event-Id": event!.event.id,
-      "X-Webhook-Event-Type": event!.event.type,
-      "X-Webhook-Delivery-Id": deliveryId,
-      "X-Webhook-Attempt": String(claimed.attempt),
-    },
+    headers: deliveryHeaders(signingSecrets(claimed.secrets, new Date()), {
+      body,
+      eventId: event!.event.id,
+      eventType: event!.event.type,
+      deliveryId,
+      attempt: claimed.attempt,
+      sentAt: new Date(),
+    }),
     timeoutMs: attemptTimeoutMs(),
     allowPrivateNetworks: config().webhooks.allowPrivateNetworks,
   });
@@ -202,5 +206,6 @@ async function record(
       durationMs: sent.durationMs,
       created: now,
     });
+    await noteAttemptOutcome(tx, deliveryId, outcome.result === "delivered");
   });
 }

@@ -78,6 +78,8 @@ export async function updateWebhookEndpoint({
       ...(changes.events !== undefined ? { events: changes.events } : {}),
       ...(changes.description !== undefined ? { description: changes.description } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      // Enabling (or disabling by hand) ends an automatic disablement and its failure streak.
+      ...(changes.enabled !== undefined ? { disabledAt: null, disabledReason: null, failingSince: null } : {}),
       updated: new Date(),
     })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
@@ -98,18 +100,38 @@ export async function deleteWebhookEndpoint({ ctx, input }: Verb<{ id: string }>
   return row;
 }
 
-/** A new signing secret, in force at once for every later attempt. */
+/**
+ * A new signing secret, in force at once for every later attempt. With an overlap the replaced
+ * secret keeps signing beside it until `now + overlapSeconds` (only one previous secret is kept:
+ * rotating again during an overlap ends the older one). Expiry is real time, not the account's
+ * clock: it bounds a real secret's exposure, like the signature timestamps receivers check.
+ */
 export async function rotateWebhookSecret({
   ctx,
   input,
-}: Verb<{ id: string }>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
+}: Verb<{ id: string; overlapSeconds: number }>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   const secret = generateSigningSecret();
+  const now = new Date();
   const db = await getDb();
-  const [endpoint] = await db
-    .update(webhookEndpoints)
-    .set({ secretCiphertext: encryptSecret(secret), updated: new Date() })
-    .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
-    .returning();
-  if (!endpoint) throw notFound("webhook endpoint", input.id);
+  const endpoint = await db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ secretCiphertext: webhookEndpoints.secretCiphertext })
+      .from(webhookEndpoints)
+      .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
+      .for("update");
+    if (!current) throw notFound("webhook endpoint", input.id);
+    const overlap = input.overlapSeconds > 0;
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secretCiphertext: encryptSecret(secret),
+        previousSecretCiphertext: overlap ? current.secretCiphertext : null,
+        previousSecretExpiresAt: overlap ? new Date(now.getTime() + input.overlapSeconds * 1000) : null,
+        updated: now,
+      })
+      .where(eq(webhookEndpoints.id, input.id))
+      .returning();
+    return row!;
+  });
   return { endpoint, secret };
 }

@@ -1,19 +1,23 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
+import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth } from "./health";
+import { ReplayInput, ReplayResult } from "./replay";
 import {
   DeletedWebhookEndpoint,
   DeliveryAttemptArray,
   EndpointDeliveriesQuery,
   RetryFailedInput,
   RetryFailedResult,
+  RotateSecretInput,
   WebhookEndpoint,
   WebhookEndpointCreateInput,
   WebhookEndpointList,
   WebhookEndpointUpdateInput,
   WebhookEndpointWithSecret,
 } from "./schema";
+import { TestEventInput } from "./test-events";
 
 const endpointsTag = "Webhook endpoints";
 const deliveriesTag = "Deliveries";
@@ -85,11 +89,13 @@ export const rotateWebhookSecretOperation = defineOperation({
   method: "POST",
   path: `${endpointPath}/rotate-secret`,
   summary: "Rotate an endpoint's signing secret",
-  description: "The new secret signs every attempt from now on; the old one stops at once.",
+  description:
+    "The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.",
   tag: endpointsTag,
   access: "secret",
+  body: RotateSecretInput,
   response: { status: 200, description: "The endpoint and its new signing secret.", schema: WebhookEndpointWithSecret },
-  errors: [404],
+  errors: [404, 415, 422],
 });
 
 export const listEndpointDeliveriesOperation = defineOperation({
@@ -200,11 +206,41 @@ export const sendTestEventOperation = defineOperation({
   path: `${endpointPath}/test`,
   summary: "Send a test event to an endpoint",
   description:
-    "Delivers the account's newest event of a subscribed type to this endpoint again, as a new delivery (signed and retried like any other). 409 when there is no such event yet.",
+    "With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `\"test\": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.",
   tag: endpointsTag,
   access: "secret",
+  body: TestEventInput,
   response: { status: 201, description: "The new delivery.", schema: Delivery },
-  errors: [404, 409],
+  errors: [404, 409, 415, 422],
+});
+
+export const replayOperation = defineOperation({
+  operationId: "replayWebhookEndpointEvents",
+  method: "POST",
+  path: `${endpointPath}/replay`,
+  summary: "Replay a window of events to an endpoint",
+  description:
+    "A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.",
+  tag: endpointsTag,
+  access: "secret",
+  body: ReplayInput,
+  response: { status: 200, description: "How many deliveries were made.", schema: ReplayResult },
+  errors: [404, 409, 415, 422],
+});
+
+export const eventFeedOperation = defineOperation({
+  operationId: "readEventFeed",
+  method: "GET",
+  path: "/{account_id}/events/feed",
+  unscopedPath: "/events/feed",
+  summary: "Wait for new events (the feed behind `npm run listen`)",
+  description:
+    "A long poll: answers as soon as an event newer than `after` exists (or after `wait` seconds, empty), with the events as their webhook payloads, oldest first, and the cursor to pass next. Each answer also repeats the few seconds before the cursor, so an event whose transaction committed late is not missed: skip ids you already have. Resuming with a stored cursor loses nothing.",
+  tag: "Events",
+  access: "secret",
+  query: EventFeedQuery,
+  response: { status: 200, description: "New events and the next cursor.", schema: EventFeed },
+  errors: [422],
 });
 
 export const webhookOperations = [
@@ -212,4 +248,6 @@ export const webhookOperations = [
   endpointHealthOperation,
   accountHealthOperation,
   sendTestEventOperation,
+  replayOperation,
+  eventFeedOperation,
 ];

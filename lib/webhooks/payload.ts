@@ -21,8 +21,11 @@ export function webhookPayload(event: EventRow, livemode: boolean) {
     id: event.id,
     object: "event" as const,
     type: event.type,
+    sequence: event.sequence,
     created: Math.floor(event.created.getTime() / 1000),
     livemode,
+    // Sample events sent with "send test event" by type (lib/webhooks/test-events.ts).
+    ...(event.metadata.test === true ? { test: true as const } : {}),
     data: {
       object: event.data,
       ...(event.previousData ? { previous_attributes: previousAttributes(event.previousData, event.data) } : {}),

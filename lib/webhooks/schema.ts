@@ -65,6 +65,19 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     enabled: z.boolean(),
     livemode: z.boolean(),
+    previous_secret_expires_at: DateTime.nullable().meta({
+      description:
+        "After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs.",
+    }),
+    failing_since: DateTime.nullable().meta({
+      description: "Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds.",
+    }),
+    disabled_at: DateTime.nullable().meta({
+      description: "When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days).",
+    }),
+    disabled_reason: z.string().nullable().meta({
+      description: "Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`.",
+    }),
     created: DateTime,
     updated: DateTime,
   })
@@ -72,9 +85,27 @@ export const WebhookEndpoint = z
 
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
   secret: z.string().meta({
-    description: "The signing secret (`whsec_…`), shown only on creation and rotation. Use the whole string as the HMAC key.",
+    description:
+      "The signing secret (`whsec_` + base64 of 32 random bytes, the Standard Webhooks format), shown only on creation and rotation. Standard Webhooks libraries take it as is; the `X-Webhook-Signature` HMAC is keyed with the whole string.",
   }),
 }).meta({ id: "WebhookEndpointWithSecret" });
+
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+
+export const RotateSecretInput = z
+  .strictObject({
+    overlap_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .default(DEFAULT_ROTATION_OVERLAP_SECONDS)
+      .meta({
+        description:
+          "How long the replaced secret keeps signing beside the new one (default 86400, one day; at most 7 days; 0 stops it at once).",
+      }),
+  })
+  .meta({ id: "RotateSecretInput" });
 
 export const DeletedWebhookEndpoint = z
   .object({ id: z.string(), object: z.literal("webhook_endpoint"), deleted: z.literal(true) })

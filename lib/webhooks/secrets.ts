@@ -2,9 +2,13 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
 
-/** A new endpoint signing secret. Receivers use the whole string as the HMAC key. */
+/**
+ * A new endpoint signing secret in the Standard Webhooks format: `whsec_` + standard base64 of 32
+ * random bytes. Standard Webhooks verifiers key their HMAC with those bytes; the spec's
+ * `X-Webhook-Signature` is keyed with the whole string.
+ */
 export function generateSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64url")}`;
+  return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
 let cachedKey: Buffer | undefined;

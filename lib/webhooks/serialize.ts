@@ -5,6 +5,12 @@ import type { DeliveryAttempt, WebhookEndpoint } from "./schema";
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;
 
+/** When the previous secret stops signing, while it still does. */
+export function previousSecretExpiry(row: WebhookEndpointRow, now: Date): Date | null {
+  const expiresAt = row.previousSecretExpiresAt;
+  return row.previousSecretCiphertext && expiresAt && expiresAt > now ? expiresAt : null;
+}
+
 export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: boolean): z.input<typeof WebhookEndpoint> {
   return {
     id: row.id,
@@ -14,6 +20,10 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: bool
     description: row.description,
     enabled: row.enabled,
     livemode,
+    previous_secret_expires_at: previousSecretExpiry(row, new Date())?.toISOString() ?? null,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    disabled_reason: row.disabledReason,
     created: row.created.toISOString(),
     updated: row.updated.toISOString(),
   };

@@ -74,6 +74,7 @@ describe("coupons", () => {
       metadata: {},
       correlation_id: "coupon-create-1",
       version: 1,
+      sequence: 1,
       created: expect.stringMatching(ISO),
       actor_type: "api_key",
       actor_id: fresh.secret.id,

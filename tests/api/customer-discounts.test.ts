@@ -82,6 +82,7 @@ describe("customer discounts", () => {
       metadata: {},
       correlation_id: "discount-apply-1",
       version: 1,
+      sequence: 1,
       created: expect.stringMatching(ISO),
       actor_type: "api_key",
       actor_id: fresh.secret.id,

@@ -46,6 +46,7 @@ describe("customers", () => {
       metadata: {},
       correlation_id: response.headers.get("x-request-id"),
       version: 1,
+      sequence: 1,
       created: expect.stringMatching(ISO),
       actor_type: "api_key",
       actor_id: merchant.secret.id,

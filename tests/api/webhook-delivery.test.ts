@@ -60,6 +60,7 @@ describe("webhook delivery (embedded driver, real HTTPS receiver)", () => {
       id: event.id,
       object: "event",
       type: "customer.created",
+      sequence: 1,
       created: Math.floor(Date.parse(event.created) / 1000),
       livemode: true,
       data: { object: event.data },

@@ -28,9 +28,13 @@ describe("webhook endpoint management", () => {
       description: "Billing sync",
       enabled: true,
       livemode: true,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      disabled_at: null,
+      disabled_reason: null,
       created: expect.any(String),
       updated: expect.any(String),
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     const retrieved = await merchant.client.get(`${path()}/${created.body.id}`);
     expect(retrieved.body).not.toHaveProperty("secret");

@@ -5,6 +5,7 @@ import { DeliveryHealthCard } from "@/components/overview/delivery-health-card";
 import { FirstApiCall } from "@/components/overview/first-api-call";
 import { RecentEvents } from "@/components/overview/recent-events";
 import { TestClockCard } from "@/components/overview/test-clock-card";
+import { DisabledEndpointsNotice } from "@/components/webhooks/disabled-endpoints-notice";
 import { requireAccount } from "@/app/_lib/session";
 import { PageHeader } from "@/components/ui";
 
@@ -24,6 +25,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ accou
   return (
     <>
       <PageHeader title="Overview" />
+      <DisabledEndpointsNotice accountId={account_id} />
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
         <BillingStatusCard accountId={account_id} />
         <DeliveryHealthCard accountId={account_id} />

@@ -4,8 +4,11 @@ import { rotateWebhookSecretOperation } from "@/lib/webhooks/operations";
 import { serializeWebhookEndpoint } from "@/lib/webhooks/serialize";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
-  POST: handle(rotateWebhookSecretOperation, async ({ ctx, params }) => {
-    const { endpoint, secret } = await rotateWebhookSecret({ ctx, input: { id: params.endpoint_id } });
+  POST: handle(rotateWebhookSecretOperation, async ({ ctx, params, body }) => {
+    const { endpoint, secret } = await rotateWebhookSecret({
+      ctx,
+      input: { id: params.endpoint_id, overlapSeconds: body.overlap_seconds },
+    });
     return { ...serializeWebhookEndpoint(endpoint, ctx.livemode), secret };
   }),
 });

@@ -1,0 +1,54 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { apiFetch } from "@/components/api-client";
+import { Button, ErrorBox, formatTime } from "@/components/ui";
+import type { WebhookEndpoint } from "./types";
+
+/**
+ * Shown while the service has disabled the endpoint for failing: why and when, and a way back
+ * that replays the events it missed (from when its deliveries started failing).
+ */
+export function AutoDisabledNotice({
+  endpoint,
+  path,
+  onChanged,
+}: {
+  endpoint: WebhookEndpoint;
+  path: string;
+  onChanged: (endpoint: WebhookEndpoint) => void;
+}) {
+  const enable = useMutation({
+    mutationFn: async (replay: boolean) => {
+      // Read before enabling: enabling clears the failure streak.
+      const since = endpoint.failing_since ?? endpoint.disabled_at;
+      const enabled = await apiFetch<WebhookEndpoint>(path, { method: "POST", body: { enabled: true } });
+      const replayed = replay && since ? await apiFetch<{ replayed: number; has_more: boolean }>(`${path}/replay`, { method: "POST", body: { since } }) : null;
+      return { enabled, replayed };
+    },
+    onSuccess: ({ enabled }) => onChanged(enabled),
+  });
+  if (!endpoint.disabled_reason) {
+    return enable.data?.replayed ? (
+      <p role="status" className="rounded border border-emerald-200 bg-emerald-50 p-3 text-sm">
+        Enabled again; {enable.data.replayed.replayed} missed event{enable.data.replayed.replayed === 1 ? "" : "s"} queued for delivery
+        {enable.data.replayed.has_more ? " (more remain: continue with Replay events below)" : ""}.
+      </p>
+    ) : null;
+  }
+  return (
+    <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+      <p className="font-medium">Disabled automatically on {formatTime(endpoint.disabled_at)}</p>
+      <p className="mt-1">{endpoint.disabled_reason}</p>
+      <div className="mt-3 flex flex-wrap gap-2">
+        <Button disabled={enable.isPending} onClick={() => enable.mutate(true)}>
+          Enable and replay missed events
+        </Button>
+        <Button variant="secondary" disabled={enable.isPending} onClick={() => enable.mutate(false)}>
+          Enable only
+        </Button>
+      </div>
+      {enable.error ? <ErrorBox error={enable.error} /> : null}
+    </div>
+  );
+}

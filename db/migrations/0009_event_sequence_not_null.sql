@@ -1,0 +1,1 @@
+ALTER TABLE "events" ALTER COLUMN "sequence" SET NOT NULL;

@@ -1,0 +1,71 @@
+import { expect, test } from "@playwright/test";
+import { refusedUrl } from "../tests/helpers/receiver";
+import { api, baseUrl, createToken, signUp, startReceiver } from "./fixtures";
+
+test("endpoint page: rotation with overlap after confirmation, a test event by type, a replay", async ({ page }) => {
+  const merchant = await signUp(page);
+  const server = api(await createToken(page, merchant, "Server"));
+  const receiver = await startReceiver();
+  try {
+    const endpoint = (await server.post(`/${merchant.accountId}/webhook-endpoints`, { url: receiver.url, events: ["*"] })).body;
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/webhooks/${endpoint.id}`);
+
+    // Rotation asks first, offering the overlap (24 h by default).
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rotate the signing secret?" });
+    await expect(dialog.getByLabel("Keep the old secret signing for")).toHaveValue("86400");
+    await dialog.getByRole("button", { name: "Rotate secret" }).click();
+    await expect(page.getByText(/The previous secret also signs deliveries until/)).toBeVisible();
+    await expect(page.getByText("Previous secret", { exact: true })).toBeVisible();
+    const secret = (await page.getByTestId("shown-once-value").textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(endpoint.secret);
+    receiver.useSecret(secret);
+
+    // A sample of a chosen type, signed with the new secret, marked as a test.
+    await page.getByLabel("Event type").selectOption("invoice.paid");
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Test event sent" })).toBeVisible();
+    const [sample] = await receiver.waitFor(1);
+    expect(sample!.body).toMatchObject({ type: "invoice.paid", test: true });
+    expect(sample!.signatureValid).toBe(true);
+    expect(String(sample!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+
+    // Replaying the last day sends it again, with the same webhook-id.
+    await page.getByRole("button", { name: "Replay events" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "1 event queued for delivery again." })).toBeVisible();
+    const [, replayed] = await receiver.waitFor(2);
+    expect(replayed!.headers["webhook-id"]).toBe(sample!.headers["webhook-id"]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("an endpoint disabled after days of failures: notices on the overview and the endpoint, re-enable with replay", async ({ page }) => {
+  const merchant = await signUp(page);
+  await page.getByLabel("Account").selectOption({ label: "Sandbox: Acme (sandbox)" });
+  await page.waitForURL((url) => /^\/accounts\/acc_[a-z]+_[0-9a-z]+$/.test(url.pathname) && !url.pathname.includes(merchant.accountId));
+  const sandbox = { ...merchant, accountId: new URL(page.url()).pathname.split("/")[2]! };
+  const server = api(await createToken(page, sandbox, "Sandbox server"));
+  const base = `/${sandbox.accountId}/webhook-endpoints`;
+  const endpoint = (await server.post(base, { url: await refusedUrl(), events: ["customer.created"] })).body;
+
+  // Deliveries fail; five days pass on the test clock; the next failure disables the endpoint.
+  await server.post("/customers", { email: "a@example.com" });
+  await expect.poll(async () => (await server.get(`${base}/${endpoint.id}`)).body.failing_since).not.toBeNull();
+  const clock = (await server.get(`/${sandbox.accountId}/test-clock`)).body;
+  await server.post(`/${sandbox.accountId}/test-clock/advance`, { to: new Date(Date.parse(clock.now) + 5 * 86_400_000 + 60_000).toISOString() });
+  await server.post("/customers", { email: "b@example.com" });
+  await expect.poll(async () => (await server.get(`${base}/${endpoint.id}`)).body.enabled).toBe(false);
+
+  await page.goto(`${baseUrl()}/accounts/${sandbox.accountId}`);
+  const notice = page.getByRole("alert").filter({ hasText: "disabled after failing" });
+  await expect(notice).toContainText("Every delivery attempt failed for 5d");
+  await notice.getByRole("link").click();
+  await page.waitForURL(new RegExp(`/webhooks/${endpoint.id}$`));
+  await expect(page.getByRole("alert").filter({ hasText: "Disabled automatically" })).toBeVisible();
+  await page.getByRole("button", { name: "Enable and replay missed events" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Enabled again; 1 missed event queued/ })).toBeVisible();
+  await expect(page.getByText("Disabled automatically")).toHaveCount(0);
+  expect((await server.get(`${base}/${endpoint.id}`)).body).toMatchObject({ enabled: true, disabled_reason: null });
+});
