@@ -107,6 +107,22 @@ export function deprecationWindow(
   return { deprecatedAt, sunset };
 }
 
+/**
+ * In production on PostgreSQL (several instances share one database), the secrets must come from
+ * the environment: a secret generated per instance would sign sessions and encrypt webhook secrets
+ * that the other instances cannot read. The embedded default keeps generated ones in its data
+ * directory (lib/keys.ts), so `npm start` with nothing configured still works.
+ */
+function assertProductionSecrets(env: z.output<typeof EnvSchema>): void {
+  if (env.NODE_ENV !== "production" || !env.DATABASE_URL) return;
+  const missing = (["NEXTAUTH_SECRET", "WEBHOOK_SECRET_KEY"] as const).filter((name) => !env[name]);
+  if (missing.length > 0) {
+    throw new Error(
+      `${missing.join(" and ")} must be set (32+ random characters, e.g. \`openssl rand -base64 32\`) in production with DATABASE_URL.`,
+    );
+  }
+}
+
 let cached: Config | undefined;
 
 export function config(): Config {
@@ -119,6 +135,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   // An empty variable means "not set" (common in .env files and CI matrices).
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const env = EnvSchema.parse(present);
+  assertProductionSecrets(env);
   return {
     databaseUrl: env.DATABASE_URL,
     environment: env.BILLING_ENV,
