@@ -7,6 +7,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { config } from "@/lib/config";
+import { ambientTransaction } from "./ambient";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -17,6 +18,9 @@ export type Executor = Database | Transaction;
 
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
+/** See docs/security.md ("Database unavailable"). */
+export const DATABASE_TIMEOUTS = { connectSeconds: 5, idleSeconds: 60, statementMs: 30_000, idleInTransactionMs: 30_000 };
+
 type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void> };
 
 // Next.js may bundle this module more than once into one process (instrumentation, each route);
@@ -26,7 +30,19 @@ const HANDLE = Symbol.for("billing-service.db");
 type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
 
 async function openPostgres(url: string): Promise<Handle> {
-  const client = postgres(url, { max: Number(process.env.DATABASE_POOL_SIZE ?? 10), onnotice: () => {} });
+  const client = postgres(url, {
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    onnotice: () => {},
+    // Fail fast when the database is away (the API answers 503, lib/api/unavailable.ts) and
+    // recover by itself: seconds to connect, idle connections recycled, no statement or
+    // abandoned transaction held for long.
+    connect_timeout: DATABASE_TIMEOUTS.connectSeconds,
+    idle_timeout: DATABASE_TIMEOUTS.idleSeconds,
+    connection: {
+      statement_timeout: DATABASE_TIMEOUTS.statementMs,
+      idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+    },
+  });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
 }
@@ -55,6 +71,9 @@ function handle(): Promise<Handle> {
 }
 
 export async function getDb(): Promise<Database> {
+  // Inside an idempotent request's transaction (db/ambient.ts), its queries join it.
+  const ambient = ambientTransaction();
+  if (ambient) return ambient as unknown as Database;
   return (await handle()).db;
 }
 
