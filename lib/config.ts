@@ -26,6 +26,9 @@ const EnvSchema = z.object({
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
   CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  TRUST_PROXY: z.enum(["true", "false"]).optional(),
 });
 
 export type Config = {
@@ -56,6 +59,12 @@ export type Config = {
   };
   /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
   clockTickMs: number | undefined;
+  /** Requests per second per live token; sandbox tokens and unauthenticated clients get a quarter (lib/api/rate-limit.ts). */
+  rateLimitPerSecond: number;
+  /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
+  signInPerMinute: number;
+  /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
+  trustProxy: boolean;
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -166,6 +175,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
     clockTickMs: env.CLOCK_TICK_MS,
+    rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
+    signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+    trustProxy: env.TRUST_PROXY === "true",
   };
 }
 
