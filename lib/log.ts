@@ -8,32 +8,35 @@ import pino, { type Logger } from "pino";
  */
 const LOGGER = Symbol.for("billing-service.logger");
 
+/** Fields censored wherever they appear at the top level or one level down. */
+export const LOG_REDACTION = {
+  paths: [
+    "params",
+    "*.params",
+    "token",
+    "*.token",
+    "secret",
+    "*.secret",
+    "password",
+    "*.password",
+    "email",
+    "*.email",
+    "authorization",
+    "*.authorization",
+    "cookie",
+    "*.cookie",
+    "headers.authorization",
+    "headers.cookie",
+  ],
+  censor: "[redacted]",
+};
+
 export function log(): Logger {
   const store = globalThis as typeof globalThis & { [LOGGER]?: Logger };
   store[LOGGER] ??= pino({
     level: process.env.LOG_LEVEL ?? "info",
     base: { service: "billing-service" },
-    redact: {
-      paths: [
-        "params",
-        "*.params",
-        "token",
-        "*.token",
-        "secret",
-        "*.secret",
-        "password",
-        "*.password",
-        "email",
-        "*.email",
-        "authorization",
-        "*.authorization",
-        "cookie",
-        "*.cookie",
-        "headers.authorization",
-        "headers.cookie",
-      ],
-      censor: "[redacted]",
-    },
+    redact: LOG_REDACTION,
   });
   return store[LOGGER];
 }
@@ -56,7 +59,11 @@ export function safeError(error: unknown): SafeError {
     type: source.name,
     ...(typeof code === "string" ? { code } : {}),
     message: typeof query === "string" ? `${source.message} (in: ${query.slice(0, 300)})` : stripParams(source.message),
-    stack: error.stack?.split("\n").slice(1).join("\n"),
+    // Only the frames: the lines before them repeat the message (a failed query's parameters too).
+    stack: error.stack
+      ?.split("\n")
+      .filter((line) => line.trimStart().startsWith("at "))
+      .join("\n"),
   };
 }
 

@@ -7,6 +7,7 @@ import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
 import { generatePassword, hashPassword, verifyPassword } from "./passwords";
+import { log, safeError } from "@/lib/log";
 
 export const SignUpInput = z.strictObject({
   name: z.string().trim().min(1, "Enter your name.").max(120),
@@ -47,7 +48,7 @@ async function enrollNewOrganization(input: { organizationId: string; email: str
   try {
     await enrollOrganization(input);
   } catch (error) {
-    console.error(`Could not enroll organization ${input.organizationId} in platform billing.`, error);
+    log().error({ organization_id: input.organizationId, err: safeError(error) }, "could not enroll organization in platform billing");
   }
 }
 
