@@ -1,5 +1,5 @@
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { databaseKind, getDb } from "@/db/client";
+import { getDb } from "@/db/client";
 import { rateLimits } from "@/db/schema";
 import { config } from "@/lib/config";
 import type { ServiceContext } from "@/lib/context";
@@ -87,7 +87,8 @@ class BatchedLimiter {
 
 async function openStore(keyPrefix: string, points: number, duration: number): Promise<RateLimiterAbstract> {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration });
-  if ((await databaseKind()) === "embedded") return memory;
+  // The embedded default is one process: its counts live here (and need no database at all).
+  if (!config().databaseUrl) return memory;
   return new RateLimiterDrizzle({
     storeClient: await getDb(),
     schema: rateLimits,
