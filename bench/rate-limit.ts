@@ -4,9 +4,9 @@
  * Starts `next start` on a fresh PostgreSQL database (limits lifted so nothing is refused) and
  * drives three routes with C concurrent keep-alive clients for D seconds each:
  *   floor     GET /api/no-such-path      the unknown-path problem: no limiter, no database
- *   public    GET /api/openapi.json      a cached document behind the per-address limiter
+ *   ready     GET /api/health/ready      the per-address limiter and one `select 1`
  *   token     GET /api/customers?limit=1 an authenticated list (token look-up, limiter, one query)
- * "public" against "floor" is the limiter's cost on a route that does nothing else. Prints
+ * "ready" and "token" against "floor" bound what the limiter adds (with their own work). Prints
  * requests per second and p50/p99 latency; asserts nothing.
  *
  *   npx tsx bench/rate-limit.ts [--seconds 8] [--clients 16]        (npm run bench:rate-limit -- …)
@@ -62,10 +62,10 @@ try {
     const merchant = await newMerchant();
     const auth = { Authorization: `Bearer ${merchant.secret.token}` };
     // Warm-up: compile paths, fill caches and the limiter's first leases.
-    for (const path of ["/api/no-such-path", "/api/openapi.json", "/api/customers?limit=1"]) await fetch(`${app.baseUrl}${path}`, { headers: auth });
+    for (const path of ["/api/no-such-path", "/api/health/ready", "/api/customers?limit=1"]) await fetch(`${app.baseUrl}${path}`, { headers: auth });
     const rows: Array<[string, Awaited<ReturnType<typeof drive>>]> = [];
     rows.push(["floor  GET /api/no-such-path", await drive(`${app.baseUrl}/api/no-such-path`, {})]);
-    rows.push(["public GET /api/openapi.json", await drive(`${app.baseUrl}/api/openapi.json`, {})]);
+    rows.push(["ready  GET /api/health/ready", await drive(`${app.baseUrl}/api/health/ready`, {})]);
     rows.push(["token  GET /api/customers?limit=1", await drive(`${app.baseUrl}/api/customers?limit=1`, auth)]);
     console.log(`${clients} clients, ${seconds} s per route`);
     for (const [name, r] of rows) {
