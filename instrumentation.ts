@@ -15,6 +15,8 @@ export async function register(): Promise<void> {
     console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  const { installHttpGuard } = await import("@/lib/http/guard");
+  installHttpGuard({ trustProxy: config().trustProxy });
   if (!config().databaseUrl) {
     const { startEmbedded } = await import("@/lib/embedded");
     await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);

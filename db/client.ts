@@ -7,6 +7,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { config } from "@/lib/config";
+import { ambientTransaction } from "./ambient";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -16,6 +17,9 @@ export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 export type Executor = Database | Transaction;
 
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
+
+/** See docs/security.md ("Database unavailable"). */
+export const DATABASE_TIMEOUTS = { connectSeconds: 5, idleSeconds: 60, statementMs: 30_000, idleInTransactionMs: 30_000 };
 
 type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void> };
 
@@ -33,6 +37,21 @@ async function openPostgres(url: string): Promise<Handle> {
     // A transaction-mode pooler hands each transaction any server connection: a statement
     // prepared on one is unknown on the next (lib/deploy.ts).
     prepare: !pooled,
+    // Fail fast when the database is away (the API answers 503, lib/api/unavailable.ts) and
+    // recover by itself: seconds to connect, idle connections recycled, no statement or
+    // abandoned transaction held for long.
+    connect_timeout: DATABASE_TIMEOUTS.connectSeconds,
+    idle_timeout: DATABASE_TIMEOUTS.idleSeconds,
+    // Startup parameters: a transaction-mode pooler (PgBouncer) refuses unknown ones, so through a
+    // pooler the statement limits are the pooler's and the server's (docs/decisions.md).
+    ...(pooled
+      ? {}
+      : {
+          connection: {
+            statement_timeout: DATABASE_TIMEOUTS.statementMs,
+            idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+          },
+        }),
   });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
@@ -62,6 +81,9 @@ function handle(): Promise<Handle> {
 }
 
 export async function getDb(): Promise<Database> {
+  // Inside an idempotent request's transaction (db/ambient.ts), its queries join it.
+  const ambient = ambientTransaction();
+  if (ambient) return ambient as unknown as Database;
   return (await handle()).db;
 }
 

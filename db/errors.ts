@@ -16,3 +16,38 @@ function sqlState(error: unknown): string | undefined {
 export function isLockNotAvailable(error: unknown): boolean {
   return sqlState(error) === LOCK_NOT_AVAILABLE;
 }
+
+/** postgres.js and Node socket errors that say the database cannot be reached right now. */
+const UNREACHABLE_CODES = new Set([
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * Whether an error means "the database is unavailable, try again shortly": it cannot be reached,
+ * it is shutting down or starting, it has no connection slot, or a statement ran out of time.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") {
+      if (UNREACHABLE_CODES.has(code)) return true;
+      // 08: connection exception; 57P01-57P03: shutdown, crash, cannot connect now; 53300: too
+      // many connections; 57014: statement timeout.
+      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || code === "53300" || code === "57014") return true;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

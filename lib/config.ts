@@ -33,6 +33,9 @@ const EnvSchema = z.object({
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
   CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  TRUST_PROXY: z.enum(["true", "false"]).optional(),
 });
 
 export type Config = {
@@ -71,6 +74,12 @@ export type Config = {
   };
   /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
   clockTickMs: number | undefined;
+  /** Requests per second per live token; sandbox tokens and unauthenticated clients get a quarter (lib/api/rate-limit.ts). */
+  rateLimitPerSecond: number;
+  /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
+  signInPerMinute: number;
+  /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
+  trustProxy: boolean;
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -122,6 +131,22 @@ export function deprecationWindow(
   return { deprecatedAt, sunset };
 }
 
+/**
+ * In production on PostgreSQL (several instances share one database), the secrets must come from
+ * the environment: a secret generated per instance would sign sessions and encrypt webhook secrets
+ * that the other instances cannot read. The embedded default keeps generated ones in its data
+ * directory (lib/keys.ts), so `npm start` with nothing configured still works.
+ */
+function assertProductionSecrets(env: z.output<typeof EnvSchema>): void {
+  if (env.NODE_ENV !== "production" || !env.DATABASE_URL) return;
+  const missing = (["NEXTAUTH_SECRET", "WEBHOOK_SECRET_KEY"] as const).filter((name) => !env[name]);
+  if (missing.length > 0) {
+    throw new Error(
+      `${missing.join(" and ")} must be set (32+ random characters, e.g. \`openssl rand -base64 32\`) in production with DATABASE_URL.`,
+    );
+  }
+}
+
 let cached: Config | undefined;
 
 export function config(): Config {
@@ -138,6 +163,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   const inngestConfigured = Boolean(env.INNGEST_DEV || (env.INNGEST_EVENT_KEY && env.INNGEST_SIGNING_KEY));
   const database = databaseSettings(env, serverless);
   assertServerlessReady({ serverless, databaseUrl: database.url, inngestConfigured, cronSecret: env.CRON_SECRET });
+  assertProductionSecrets(env);
   return {
     databaseUrl: database.url,
     database,
@@ -172,6 +198,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
     clockTickMs: env.CLOCK_TICK_MS,
+    rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
+    signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+    trustProxy: env.TRUST_PROXY === "true",
   };
 }
 

@@ -1,5 +1,7 @@
 "use server";
 
+import { headers } from "next/headers";
+import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
 import { signUp } from "@/lib/auth/users";
 import { ServiceError } from "@/lib/errors";
 
@@ -7,6 +9,8 @@ export type SignUpResult = { ok: true } | { ok: false; message: string; errors: 
 
 /** Creates the organization (live and sandbox accounts) and its first user; the form then signs in. */
 export async function signUpAction(input: { name: string; company: string; email: string; password: string }): Promise<SignUpResult> {
+  const throttled = await limitSignIn(addressOf(Object.fromEntries(await headers())), String(input.email ?? ""));
+  if (throttled) return { ok: false, message: throttledMessage(throttled), errors: [] };
   try {
     await signUp(input);
     return { ok: true };

@@ -11,3 +11,4 @@ export * from "./invoices";
 export * from "./subscriptions";
 export * from "./checkout";
 export * from "./subscription-changes";
+export * from "./rate-limits";

@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./columns";
 
 export const organizations = pgTable("organizations", {
@@ -27,6 +27,11 @@ export const users = pgTable(
     email: text("email").notNull().unique(),
     name: text("name"),
     passwordHash: text("password_hash"),
+    /**
+     * Sessions carry the version they were issued under; signing out or changing the password
+     * increments it, which ends every session issued before (lib/auth/revocation.ts).
+     */
+    sessionVersion: integer("session_version").notNull().default(0),
     created: createdAt(),
   },
   (t) => [index("users_organization_idx").on(t.organizationId)],

@@ -6,18 +6,17 @@ import { accountClock } from "@/lib/clock/time";
 import { isPlatformOrganization } from "@/lib/platform/ids";
 import type { Actor, ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
-import {
-  assertUsableKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-  requestFingerprint,
-  reserveIdempotencyKey,
-} from "@/lib/idempotency/service";
+import { runIdempotently } from "@/lib/idempotency/request";
+import { requestFingerprint } from "@/lib/idempotency/service";
 import { isId, newId } from "@/lib/ids";
+import { isDatabaseUnavailable } from "@/db/errors";
+import { log, safeError } from "@/lib/log";
 import { applyDeprecation } from "./deprecation";
+import { rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
-import { internalErrorBody, problemBody, problemResponse, type ProblemBody } from "./problem";
-import { parseBody, parseParameters, queryObject, readJsonObject } from "./validation";
+import { internalErrorBody, problemBody, problemResponse } from "./problem";
+import { unavailableResponse } from "./unavailable";
+import { assertStorableParams, parseBody, parseParameters, queryObject, readJsonObject } from "./validation";
 
 /** The second argument Next.js passes to a route handler. */
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
@@ -36,7 +35,7 @@ export type HandlerArgs<Q, B, A extends Access, P extends string> = {
 
 const NO_QUERY = z.strictObject({});
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
-const EXPOSED_HEADERS = "X-Request-Id, Deprecation, Sunset, Link, Idempotent-Replayed";
+const EXPOSED_HEADERS = "X-Request-Id, Deprecation, Sunset, Link, Idempotent-Replayed, RateLimit, RateLimit-Policy, Retry-After";
 
 function baseHeaders(requestId: string): Headers {
   return new Headers({
@@ -58,7 +57,8 @@ export function errorResponse(error: unknown, requestId: string, instance: strin
     if (error.category === "unauthorized") headers.set("WWW-Authenticate", 'Bearer realm="api"');
     return problemResponse(problemBody(error, requestId, instance), headers);
   }
-  console.error(`[${requestId}] unhandled error on ${instance}`, error);
+  if (isDatabaseUnavailable(error)) return unavailableResponse(requestId, instance, headers);
+  log().error({ request_id: requestId, instance, err: safeError(error) }, "unhandled error");
   return problemResponse(internalErrorBody(requestId, instance), headers);
 }
 
@@ -190,15 +190,17 @@ export function handle<
       if (operation.deprecated) applyDeprecation(operation.deprecated, headers);
       const correlationId = correlationIdOf(request, requestId);
       const params = stringParams(await context.params);
+      assertStorableParams(params);
       // `/api/{anything}/customers` only names an operation when the segment is an account id.
       if (params.account_id !== undefined && !isId("account", params.account_id)) {
         throw new ServiceError("not_found", "No API operation exists at this path.");
       }
 
-      const ctx =
-        operation.access === "public"
-          ? null
-          : await authenticate(request, operation as Operation, params.account_id, correlationId);
+      const ctx = await rateLimited(
+        request,
+        headers,
+        operation.access === "public" ? null : () => authenticate(request, operation as Operation, params.account_id, correlationId),
+      );
 
       const url = new URL(request.url);
       const query = parseParameters(operation.query ?? NO_QUERY, queryObject(url));
@@ -213,7 +215,7 @@ export function handle<
       const answer =
         key === null
           ? await execute()
-          : await idempotently(
+          : await runIdempotently(
               { accountId: ctx!.accountId, key, fingerprint: requestFingerprint("POST", url.pathname + url.search, payload.raw) },
               execute,
               (error) => problemBody(error, requestId, instanceOf(request)),
@@ -225,47 +227,6 @@ export function handle<
       return errorResponse(error, requestId, instanceOf(request), headers);
     }
   };
-}
-
-type Answer = { status: number; body: string };
-
-/**
- * Runs a POST at most once per Idempotency-Key: a repeat with the same request replays the first
- * answer (success or a problem the domain raised) with `Idempotent-Replayed: true`. Unexpected
- * failures and retryable conflicts release the key so that the retry runs again. Validation problems happen before this
- * point and never consume a key.
- */
-async function idempotently(
-  input: { accountId: string; key: string; fingerprint: string },
-  execute: () => Promise<Answer>,
-  problemOf: (error: ServiceError) => ProblemBody,
-  headers: Headers,
-): Promise<Answer> {
-  assertUsableKey(input.key);
-  const reservation = await reserveIdempotencyKey(input);
-  if (reservation.kind === "replay") {
-    headers.set("Idempotent-Replayed", "true");
-    return { status: reservation.status, body: reservation.body };
-  }
-  let answer: Answer;
-  try {
-    answer = await execute();
-  } catch (error) {
-    if (!(error instanceof ServiceError)) {
-      await releaseIdempotencyKey(input);
-      throw error;
-    }
-    const problem = problemOf(error);
-    // A retryable conflict (invoice_locked, PARTIAL_APPLY_RETRYABLE, …) asks for the same request
-    // again: replaying it would answer that retry with the same refusal forever.
-    if (problem.retryable === true) {
-      await releaseIdempotencyKey(input);
-      throw error;
-    }
-    answer = { status: problem.status, body: JSON.stringify(problem) };
-  }
-  await completeIdempotencyKey({ ...input, ...answer });
-  return answer;
 }
 
 /** A handler that answers every request with the same error (404 for unknown paths, 405). */

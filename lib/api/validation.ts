@@ -66,8 +66,7 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 export async function readJsonObject(request: Request): Promise<{ raw: string; value: unknown }> {
   const declaredLength = Number(request.headers.get("content-length") ?? 0);
   if (declaredLength > MAX_BODY_BYTES) throw tooLarge();
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readLimited(request, MAX_BODY_BYTES);
 
   const contentType = request.headers.get("content-type");
   if (contentType !== null) {
@@ -92,7 +91,73 @@ export async function readJsonObject(request: Request): Promise<{ raw: string; v
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new ServiceError("bad_request", "The request body must be a JSON object.");
   }
+  assertStorableStrings(parsed);
   return { raw: text, value: parsed };
+}
+
+const UNSTORABLE_MESSAGE = "Contains a NUL character or an unpaired UTF-16 surrogate, which no field accepts.";
+const UNSTORABLE_KEY_MESSAGE = "Has a key with a NUL character or an unpaired UTF-16 surrogate.";
+
+// NUL, and a surrogate half without its other half: PostgreSQL cannot store either in text or
+// jsonb, and neither is a character any client means to send.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a string holds something no field of this API accepts (see UNSTORABLE). */
+export function isUnstorable(text: string): boolean {
+  return UNSTORABLE.test(text);
+}
+
+/**
+ * Refuses NUL and lone surrogates anywhere in a JSON body (values and keys, in `metadata` and
+ * `custom_fields` too) with a 422 naming each field, once for every operation rather than in
+ * each schema.
+ */
+function assertStorableStrings(body: object): void {
+  const errors: FieldError[] = [];
+  const visit = (value: unknown, path: string[]) => {
+    if (typeof value === "string") {
+      if (isUnstorable(value)) errors.push({ field: fieldName(path) || "(body)", message: UNSTORABLE_MESSAGE });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => visit(item, [...path, String(index)]));
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (isUnstorable(key)) errors.push({ field: fieldName(path) || "(body)", message: UNSTORABLE_KEY_MESSAGE });
+        else visit(item, [...path, key]);
+      }
+    }
+  };
+  visit(body, []);
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * The body as text, counting bytes as they arrive and stopping at `limit` (chunked bodies carry
+ * no Content-Length): a huge upload costs one chunk of memory, not its size.
+ */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  // As Request.text() decodes (a BOM is dropped, invalid bytes become U+FFFD).
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
+}
+
+/** Path parameters holding NUL or a lone surrogate name nothing that exists: 404, not a 500 from the database. */
+export function assertStorableParams(params: Record<string, string>): void {
+  for (const value of Object.values(params)) {
+    if (isUnstorable(value)) throw new ServiceError("not_found", "No API operation or object exists at this path.");
+  }
 }
 
 function tooLarge(): ServiceError {
@@ -104,6 +169,10 @@ export function queryObject(url: URL): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
     const values = url.searchParams.getAll(key);
+    if (isUnstorable(key) || values.some(isUnstorable)) {
+      const errors = [{ field: isUnstorable(key) ? "(query)" : key, message: UNSTORABLE_MESSAGE }];
+      throw new ServiceError("bad_request", `${errors[0]!.field}: ${UNSTORABLE_MESSAGE}`, { errors });
+    }
     result[key] = values.length === 1 ? values[0]! : values;
   }
   return result;

@@ -3,11 +3,14 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
+import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
+import { currentSessionVersion, isSessionCurrent, revokeSessions } from "./revocation";
 import { findOrCreateOAuthUser, verifyCredentials } from "./users";
 
 declare module "next-auth" {
   interface User {
     organizationId?: string;
+    sessionVersion?: number;
   }
   interface Session {
     user: { id: string; email: string; name: string | null; organizationId: string };
@@ -17,6 +20,7 @@ declare module "next-auth/jwt" {
   interface JWT {
     userId?: string;
     organizationId?: string;
+    sessionVersion?: number;
   }
 }
 
@@ -36,23 +40,39 @@ export function authOptions(): NextAuthOptions {
         id: "credentials",
         name: "Email and password",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, request) {
           if (!credentials?.email || !credentials.password) return null;
+          // Throttled per email and per address; next-auth shows the message on the sign-in page.
+          const throttled = await limitSignIn(addressOf(request.headers), credentials.email);
+          if (throttled) throw new Error(throttledMessage(throttled));
           const user = await verifyCredentials(credentials.email, credentials.password);
-          return user ? { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId } : null;
+          if (!user) return null;
+          const sessionVersion = (await currentSessionVersion(user.id)) ?? 0;
+          return { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId, sessionVersion };
         },
       }),
       ...(github ? [GitHubProvider({ clientId: github.clientId, clientSecret: github.clientSecret })] : []),
     ],
+    events: {
+      // Signing out ends the session on the server too: the JWT stops working everywhere at once.
+      async signOut({ token }) {
+        if (token?.userId) await revokeSessions(token.userId);
+      },
+    },
     callbacks: {
       async jwt({ token, user, account }) {
         if (user && account?.provider === "credentials") {
           token.userId = user.id;
           token.organizationId = user.organizationId;
+          token.sessionVersion = user.sessionVersion ?? 0;
         } else if (user && account && user.email) {
           const local = await findOrCreateOAuthUser({ email: user.email, name: user.name ?? null });
           token.userId = local.id;
           token.organizationId = local.organizationId;
+          token.sessionVersion = (await currentSessionVersion(local.id)) ?? 0;
+        } else if (!(await isSessionCurrent(token.userId, token.sessionVersion))) {
+          // Revoked on the server (sign-out, password change): the cookie no longer names a user.
+          return {};
         }
         return token;
       },

@@ -6,7 +6,8 @@ import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
-import { hashPassword, verifyPassword } from "./passwords";
+import { generatePassword, hashPassword, verifyPassword } from "./passwords";
+import { log, safeError } from "@/lib/log";
 
 export const SignUpInput = z.strictObject({
   name: z.string().trim().min(1, "Enter your name.").max(120),
@@ -47,7 +48,7 @@ async function enrollNewOrganization(input: { organizationId: string; email: str
   try {
     await enrollOrganization(input);
   } catch (error) {
-    console.error(`Could not enroll organization ${input.organizationId} in platform billing.`, error);
+    log().error({ organization_id: input.organizationId, err: safeError(error) }, "could not enroll organization in platform billing");
   }
 }
 
@@ -55,8 +56,19 @@ async function enrollNewOrganization(input: { organizationId: string; email: str
 export async function verifyCredentials(email: string, password: string): Promise<SessionUser | null> {
   const db = await getDb();
   const [user] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
-  if (!user?.passwordHash || !(await verifyPassword(password, user.passwordHash))) return null;
+  // An unknown email costs the same hash as a wrong password, so timing does not tell which emails exist.
+  if (!user?.passwordHash) {
+    await verifyPassword(password, await dummyHash());
+    return null;
+  }
+  if (!(await verifyPassword(password, user.passwordHash))) return null;
   return { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId };
+}
+
+let dummy: Promise<string> | undefined;
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(generatePassword());
+  return dummy;
 }
 
 /** OAuth sign-in: the user with this email, or a new organization for them (sign-up by OAuth). */

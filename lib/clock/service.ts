@@ -7,6 +7,7 @@ import { TIME_TRANSITIONS } from "./registry";
 import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
 import { accountClock } from "./time";
+import { log, safeError } from "@/lib/log";
 
 /** An advance may run at most this many transitions: a runaway (a transition that is always due) stops with a 409. */
 const MAX_TRANSITIONS_PER_ADVANCE = 10_000;
@@ -195,7 +196,7 @@ export async function runAllDueTransitions(
     try {
       transitionsRun += await runAccountDueTransitions(id);
     } catch (error) {
-      console.error(`Time-driven transitions of ${id} failed; they stay due.`, error);
+      log().error({ account_id: id, err: safeError(error) }, "time-driven transitions failed; they stay due");
     }
   }
   return { accounts: ids.length, transitionsRun, accountsLeft: 0 };

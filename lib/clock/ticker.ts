@@ -1,3 +1,5 @@
+import { log, safeError } from "@/lib/log";
+
 /** The default interval of the embedded ticker; CLOCK_TICK_MS overrides it (tests use a short one). */
 export const DEFAULT_CLOCK_TICK_MS = 15_000;
 
@@ -46,7 +48,7 @@ export class ClockTicker {
     }
     this.ticking = true;
     void this.sweep()
-      .catch((error) => console.error("Clock tick failed", error))
+      .catch((error) => log().error({ err: safeError(error) }, "clock tick failed"))
       .finally(() => {
         this.ticking = false;
         if (this.tickAgain) {

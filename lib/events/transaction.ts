@@ -1,3 +1,4 @@
+import { afterAmbientCommit } from "@/db/ambient";
 import { getDb, type Transaction } from "@/db/client";
 import { jobs } from "@/lib/jobs";
 
@@ -15,7 +16,8 @@ export async function inChangeTransaction<T>(change: (tx: Transaction) => Promis
     deliveriesByTransaction.set(tx, deliveryIds);
     return change(tx);
   });
-  if (deliveryIds.length > 0) await jobs().deliveriesCreated(deliveryIds);
+  // Inside a request-wide transaction (an idempotent POST), the rows are visible only once it commits.
+  if (deliveryIds.length > 0) await afterAmbientCommit(() => jobs().deliveriesCreated(deliveryIds));
   return result;
 }
 

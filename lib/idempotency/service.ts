@@ -1,11 +1,18 @@
 import { createHash } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
+import { isLockNotAvailable } from "@/db/errors";
 import { idempotencyKeys } from "@/db/schema";
 import { retryableConflict, ServiceError } from "@/lib/errors";
 
 /** Keys are remembered for 24 hours (issue 5); after that the same key starts afresh. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A key reserved by a request that never finished (its process died) is taken over by a retry
+ * after this long. On PostgreSQL a reservation is not even visible until its request commits
+ * (lib/idempotency/request.ts); this bounds the embedded database and rows of older versions.
+ */
+export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export type Reservation = { kind: "new" } | { kind: "replay"; status: number; body: string };
@@ -27,13 +34,23 @@ export function requestFingerprint(method: string, pathWithQuery: string, rawBod
  * the first request is still running, 422 when the key was used for a different request (the
  * statuses of the IETF Idempotency-Key draft).
  */
-export async function reserveIdempotencyKey(input: Key & { fingerprint: string }): Promise<Reservation> {
+export async function reserveIdempotencyKey(input: Key & { fingerprint: string; waitMs?: number }): Promise<Reservation> {
   const db = await getDb();
   const now = new Date();
   return db.transaction(async (tx) => {
     const mine = and(eq(idempotencyKeys.accountId, input.accountId), eq(idempotencyKeys.key, input.key));
-    await tx.delete(idempotencyKeys).where(and(mine, lt(idempotencyKeys.expiresAt, now)));
-    const inserted = await tx
+    // A repeat waits this long for a first request that is still running (its uncommitted row),
+    // then answers 409; the first request's own locks keep the server's defaults.
+    if (input.waitMs !== undefined) await tx.execute(sql.raw(`set local lock_timeout = ${Math.trunc(input.waitMs)}`));
+    try {
+      await tx.delete(idempotencyKeys).where(and(mine, lt(idempotencyKeys.expiresAt, now)));
+    } catch (error) {
+      if (isLockNotAvailable(error)) throw retryableConflict(inUse(input.key));
+      throw error;
+    }
+    let inserted: Array<{ key: string }>;
+    try {
+      inserted = await tx
       .insert(idempotencyKeys)
       .values({
         accountId: input.accountId,
@@ -45,6 +62,11 @@ export async function reserveIdempotencyKey(input: Key & { fingerprint: string }
       })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
+    } catch (error) {
+      if (isLockNotAvailable(error)) throw retryableConflict(inUse(input.key));
+      throw error;
+    }
+    if (input.waitMs !== undefined) await tx.execute(sql.raw("set local lock_timeout to default"));
     if (inserted.length > 0) return { kind: "new" };
 
     const [existing] = await tx.select().from(idempotencyKeys).where(mine);
@@ -56,7 +78,12 @@ export async function reserveIdempotencyKey(input: Key & { fingerprint: string }
         { error_code: "idempotency_key_reused" },
       );
     }
-    if (existing.state === "in_progress") throw retryableConflict(inUse(input.key));
+    if (existing.state === "in_progress") {
+      if (existing.created.getTime() > now.getTime() - IDEMPOTENCY_LEASE_MS) throw retryableConflict(inUse(input.key));
+      // Its request died before answering (and, having committed nothing, changed nothing): run it now.
+      await tx.update(idempotencyKeys).set({ created: now }).where(mine);
+      return { kind: "new" };
+    }
     return { kind: "replay", status: existing.responseStatus!, body: existing.responseBody! };
   });
 }
@@ -69,12 +96,15 @@ function inUse(key: string) {
   };
 }
 
-/** Stores the answer to replay for later requests with the key. */
+/**
+ * Stores the answer to replay for later requests with the key, without the secrets it may show
+ * (an API token's `token`, an endpoint's signing `secret`): those are shown once, in the first answer.
+ */
 export async function completeIdempotencyKey(input: Key & { status: number; body: string }): Promise<void> {
   const db = await getDb();
   await db
     .update(idempotencyKeys)
-    .set({ state: "completed", responseStatus: input.status, responseBody: input.body })
+    .set({ state: "completed", responseStatus: input.status, responseBody: redactSecrets(input.body) })
     .where(and(eq(idempotencyKeys.accountId, input.accountId), eq(idempotencyKeys.key, input.key)));
 }
 
@@ -90,4 +120,22 @@ export async function releaseIdempotencyKey(input: Key): Promise<void> {
         eq(idempotencyKeys.state, "in_progress"),
       ),
     );
+}
+
+const SECRET_FIELDS = ["token", "secret"] as const;
+export const REDACTED_SECRET = "[redacted: shown once, in the first response to this Idempotency-Key]";
+
+/** The answer with its one-time secrets replaced (top-level `token` and `secret` strings). */
+export function redactSecrets(body: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return body;
+  const record = value as Record<string, unknown>;
+  if (!SECRET_FIELDS.some((field) => typeof record[field] === "string")) return body;
+  for (const field of SECRET_FIELDS) if (typeof record[field] === "string") record[field] = REDACTED_SECRET;
+  return JSON.stringify(record);
 }

@@ -2,6 +2,7 @@ import { and, asc, isNotNull, lte, notInArray } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { eventDeliveries } from "@/db/schema";
 import { attemptDelivery } from "./attempt";
+import { log, safeError } from "@/lib/log";
 
 const POLL_INTERVAL_MS = 1_000;
 const MAX_IN_FLIGHT = 16;
@@ -42,7 +43,7 @@ export class DeliveryDriver {
     }
     this.polling = true;
     void this.poll()
-      .catch((error) => console.error("Webhook driver poll failed", error))
+      .catch((error) => log().error({ err: safeError(error) }, "webhook driver poll failed"))
       .finally(() => {
         this.polling = false;
         if (this.pollAgain) {
@@ -71,7 +72,7 @@ export class DeliveryDriver {
     for (const { id } of due) {
       this.inFlight.add(id);
       void attemptDelivery(id, { mode: "due" })
-        .catch((error) => console.error(`Webhook attempt of ${id} failed`, error))
+        .catch((error) => log().error({ delivery_id: id, err: safeError(error) }, "webhook attempt failed"))
         .finally(() => {
           this.inFlight.delete(id);
           this.wake();

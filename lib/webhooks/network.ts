@@ -5,11 +5,34 @@ import ipaddr from "ipaddr.js";
 /**
  * Whether an address is on the public internet. Private, loopback, link-local (cloud metadata
  * 169.254.169.254), unique-local, carrier-grade NAT, multicast and reserved ranges are not.
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ * IPv6 forms that carry an IPv4 address (mapped, compatible, NAT64, 6to4) are judged as the
+ * IPv4 address they carry: `::7f00:1`, `64:ff9b::a00:1` or `2002:7f00:1::` reach 127.0.0.1 or
+ * 10.0.0.1 on many networks.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === "unicast";
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.range() === "unicast";
+  const embedded = embeddedIpv4(parsed as ipaddr.IPv6);
+  if (embedded) return embedded.range() === "unicast";
+  return parsed.range() === "unicast";
+}
+
+/** The IPv4 address an IPv6 address stands for, when it is one of the forms that embed one. */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = address.parts;
+  const last32 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const zeros = (from: number, to: number) => parts.slice(from, to).every((part) => part === 0);
+  // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks); :: and ::1 are not IPv4.
+  if (zeros(0, 6) && (parts[6] !== 0 || parts[7]! > 1)) return last32(parts[6]!, parts[7]!);
+  // IPv4-mapped ::ffff:a.b.c.d and the SIIT form ::ffff:0:a.b.c.d.
+  if (zeros(0, 5) && parts[5] === 0xffff) return last32(parts[6]!, parts[7]!);
+  if (zeros(0, 4) && parts[4] === 0xffff && parts[5] === 0) return last32(parts[6]!, parts[7]!);
+  // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052).
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && zeros(2, 6)) return last32(parts[6]!, parts[7]!);
+  // 6to4 2002:AABB:CCDD::/48 (RFC 3056).
+  if (parts[0] === 0x2002) return last32(parts[1]!, parts[2]!);
+  return null;
 }
 
 export class BlockedAddressError extends Error {

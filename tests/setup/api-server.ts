@@ -29,13 +29,19 @@ export const WEBHOOK_TEST_ENV = {
 export const CLOCK_TEST_ENV = { CLOCK_TICK_MS: "1000" };
 
 /**
+ * The shared test app serves every test file at once from one address: its rate limits are lifted
+ * (tests/api/rate-limits.test.ts starts its own apps with small limits to test them).
+ */
+export const RATE_LIMIT_TEST_ENV = { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_SIGN_IN_PER_MINUTE: "1000000" };
+
+/**
  * One fresh PostgreSQL database and one `next start` on it for the whole api project. The webhook
  * settings go into this process's environment too, so the test workers (forked from it) run
  * in-process attempts exactly as the app does, and trust the receivers' certificate.
  */
 export default async function setup(project: TestProject) {
   installTestCertificate();
-  Object.assign(process.env, WEBHOOK_TEST_ENV, {
+  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });

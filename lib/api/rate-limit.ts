@@ -1,0 +1,207 @@
+import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { getDb } from "@/db/client";
+import { rateLimits } from "@/db/schema";
+import { config } from "@/lib/config";
+import type { ServiceContext } from "@/lib/context";
+import { ServiceError } from "@/lib/errors";
+
+/**
+ * Rate limits (the spec's 429), counted in fixed windows by rate-limiter-flexible: in PostgreSQL
+ * when DATABASE_URL is set, so that every instance shares one count, in this process on the
+ * embedded default.
+ *
+ * A shared count costs a round trip; to keep that off most requests, each process takes points
+ * from the shared store in batches (a tenth of the limit) and hands them out locally until the
+ * window ends. The shared count therefore stays exact (a batch that crosses the limit is honoured
+ * only up to it), and at most a batch per process is reserved but unused at a window's end.
+ */
+
+export type Policy = { name: string; limit: number; windowSeconds: number };
+export type Decision = { allowed: boolean; policy: Policy; remaining: number; resetMs: number };
+
+type Lease = { remaining: number; until: number; exhausted: boolean };
+
+class BatchedLimiter {
+  private readonly leases = new Map<string, Lease>();
+  private store: RateLimiterAbstract | undefined;
+
+  constructor(private readonly open: (points: number, duration: number) => Promise<RateLimiterAbstract>, readonly policy: Policy) {}
+
+  private readonly refills = new Map<string, Promise<Decision>>();
+
+  async consume(key: string): Promise<Decision> {
+    for (;;) {
+      const now = Date.now();
+      const lease = this.leases.get(key);
+      if (lease && lease.until > now) {
+        if (lease.remaining > 0) {
+          lease.remaining--;
+          return this.decision(true, lease, now);
+        }
+        if (lease.exhausted) return this.decision(false, lease, now);
+      }
+      // Concurrent requests wait for one refill instead of each taking a batch.
+      const pending = this.refills.get(key);
+      if (!pending) break;
+      await pending.catch(() => undefined);
+    }
+    const refill = this.refill(key);
+    this.refills.set(key, refill);
+    try {
+      return await refill;
+    } finally {
+      this.refills.delete(key);
+    }
+  }
+
+  private async refill(key: string): Promise<Decision> {
+    const now = Date.now();
+    const { limit } = this.policy;
+    const batch = Math.max(1, Math.floor(limit / 10));
+    this.store ??= await this.open(limit, this.policy.windowSeconds);
+    let result: RateLimiterRes;
+    let exhausted = false;
+    try {
+      result = await this.store.consume(key, batch);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      exhausted = true;
+    }
+    // Points of this batch that fit under the limit (all of them unless it crossed the limit).
+    const granted = Math.max(0, Math.min(batch, limit - (result.consumedPoints - batch)));
+    const next: Lease = { remaining: Math.max(0, granted - 1), until: now + result.msBeforeNext, exhausted: exhausted || granted < batch };
+    if (this.leases.size > 10_000) this.sweep(now);
+    this.leases.set(key, next);
+    return this.decision(granted > 0, next, now);
+  }
+
+  private decision(allowed: boolean, lease: Lease, now: number): Decision {
+    return { allowed, policy: this.policy, remaining: lease.remaining, resetMs: Math.max(0, lease.until - now) };
+  }
+
+  private sweep(now: number): void {
+    for (const [key, lease] of this.leases) if (lease.until <= now) this.leases.delete(key);
+  }
+}
+
+async function openStore(keyPrefix: string, points: number, duration: number): Promise<RateLimiterAbstract> {
+  const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+  // The embedded default is one process: its counts live here (and need no database at all).
+  if (!config().databaseUrl) return memory;
+  return new RateLimiterDrizzle({
+    storeClient: await getDb(),
+    schema: rateLimits,
+    keyPrefix,
+    points,
+    duration,
+    // Should the database fail, count in this process rather than refuse or wave everything through.
+    insuranceLimiter: memory,
+  });
+}
+
+type Limiters = { live: BatchedLimiter; sandbox: BatchedLimiter; address: BatchedLimiter; signIn: { email: BatchedLimiter; address: BatchedLimiter } };
+
+// One set per process even when Next.js bundles this module more than once.
+const LIMITERS = Symbol.for("billing-service.rate-limiters");
+
+function limiters(): Limiters {
+  const store = globalThis as typeof globalThis & { [LIMITERS]?: Limiters };
+  if (!store[LIMITERS]) {
+    const perSecond = config().rateLimitPerSecond;
+    const quarter = Math.max(1, Math.floor(perSecond / 4));
+    const perMinute = config().signInPerMinute;
+    const limiter = (name: string, limit: number, windowSeconds: number) =>
+      // The limit is part of the key: instances configured differently (a rolling change of the
+      // limit, or tests) do not read each other's counts as their own.
+      new BatchedLimiter((points, duration) => openStore(`rl:${name}:${limit}`, points, duration), { name, limit, windowSeconds });
+    store[LIMITERS] = {
+      live: limiter("token", perSecond, 1),
+      sandbox: limiter("sandbox-token", quarter, 1),
+      address: limiter("address", quarter, 1),
+      signIn: { email: limiter("sign-in-email", perMinute, 60), address: limiter("sign-in-address", perMinute * 3, 60) },
+    };
+  }
+  return store[LIMITERS];
+}
+
+/** The client's address: the socket's, or the nearest proxy's view of it with TRUST_PROXY (lib/http/guard.ts). */
+export function clientAddress(request: Request): string {
+  return addressOf(Object.fromEntries(request.headers));
+}
+
+/** clientAddress from a plain header record (next-auth's and server actions' requests). */
+export function addressOf(headers: Record<string, unknown> | undefined): string {
+  const forwarded = headers?.["x-forwarded-for"];
+  const hops = (typeof forwarded === "string" ? forwarded : "").split(",").map((hop) => hop.trim()).filter(Boolean);
+  return hops.at(-1) ?? "unknown";
+}
+
+export function throttledMessage(decision: Decision): string {
+  return `Too many attempts; try again in ${Math.max(1, Math.ceil(decision.resetMs / 1000))} seconds.`;
+}
+
+/** RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers), and Retry-After on a refusal. */
+export function setRateLimitHeaders(headers: Headers, decision: Decision): void {
+  const { name, limit, windowSeconds } = decision.policy;
+  const reset = Math.ceil(decision.resetMs / 1000);
+  headers.set("RateLimit-Policy", `"${name}";q=${limit};w=${windowSeconds}`);
+  headers.set("RateLimit", `"${name}";r=${decision.allowed ? decision.remaining : 0};t=${reset}`);
+  if (!decision.allowed) headers.set("Retry-After", String(Math.max(1, reset)));
+}
+
+function refusal(decision: Decision, what: string): ServiceError {
+  return new ServiceError(
+    "rate_limited",
+    `Too many requests ${what}: the limit is ${decision.policy.limit} per ${decision.policy.windowSeconds === 1 ? "second" : `${decision.policy.windowSeconds} seconds`}. Retry after ${Math.max(1, Math.ceil(decision.resetMs / 1000))} s.`,
+    { error_code: "rate_limited" },
+  );
+}
+
+async function enforce(limiter: BatchedLimiter, key: string, headers: Headers, what: string): Promise<void> {
+  const decision = await limiter.consume(key);
+  setRateLimitHeaders(headers, decision);
+  if (!decision.allowed) throw refusal(decision, what);
+}
+
+/**
+ * Authenticates within the limits: per token (or dashboard user) once authenticated, per client
+ * address for public operations and for every failed authentication (so guessing tokens is
+ * throttled too). `authenticate` is null for public operations.
+ */
+export async function rateLimited(
+  request: Request,
+  headers: Headers,
+  authenticate: (() => Promise<ServiceContext>) | null,
+): Promise<ServiceContext | null> {
+  const address = clientAddress(request);
+  const all = limiters();
+  if (!authenticate) {
+    await enforce(all.address, address, headers, "from this address");
+    return null;
+  }
+  let ctx: ServiceContext;
+  try {
+    ctx = await authenticate();
+  } catch (error) {
+    if (error instanceof ServiceError && error.category === "unauthorized") {
+      await enforce(all.address, address, headers, "from this address without valid credentials");
+    }
+    throw error;
+  }
+  await enforce(ctx.livemode ? all.live : all.sandbox, `${ctx.actor.type}:${ctx.actor.id}`, headers, "with this credential");
+  return ctx;
+}
+
+/** Sign-in and sign-up attempts: per email and per client address; the refusal, or null. */
+export async function limitSignIn(address: string, email: string): Promise<Decision | null> {
+  const all = limiters();
+  for (const [limiter, key] of [
+    [all.signIn.address, address],
+    [all.signIn.email, email.trim().toLowerCase()],
+  ] as const) {
+    const decision = await limiter.consume(key);
+    if (!decision.allowed) return decision;
+  }
+  return null;
+}

@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { signUp } from "@/lib/auth/users";
+import { startApp, type RunningApp } from "../helpers/server";
+import { signedInUser } from "../helpers/session";
+
+const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!);
+
+/** next-auth's credentials sign-in over HTTP: the session cookie, or the error it answered. */
+async function signIn(base: string, email: string, password: string): Promise<{ session?: string; error?: string }> {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const callback = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf).join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = cookiesOf(callback).find((c) => c.startsWith("next-auth.session-token="));
+  const location = callback.headers.get("location") ?? ((await callback.json().catch(() => ({}))) as { url?: string }).url ?? "";
+  const error = new URL(location, base).searchParams.get("error") ?? undefined;
+  return { session, error };
+}
+
+describe("dashboard sessions", () => {
+  it("signing out ends the session on the server: the same cookie no longer works", async () => {
+    const base = inject("apiBaseUrl");
+    const { live, request } = await signedInUser();
+    expect((await request("GET", `/${live.id}/customers`)).status).toBe(200);
+
+    // The cookie the browser held, kept by an attacker (or another tab) before signing out.
+    const email = `out-${randomBytes(4).toString("hex")}@example.com`;
+    await signUp({ name: "Out", company: "Out Co", email, password: "correct horse battery staple" });
+    const { session } = await signIn(base, email, "correct horse battery staple");
+    expect(session).toBeDefined();
+    const before = await fetch(`${base}/api/auth/session`, { headers: { Cookie: session! } });
+    expect(((await before.json()) as { user?: { organizationId: string } }).user?.organizationId).toMatch(/^org_/);
+    const home = await fetch(`${base}/`, { headers: { Cookie: session! }, redirect: "manual" });
+    expect(home.headers.get("location")).toMatch(/\/accounts\//);
+
+    const csrf = await fetch(`${base}/api/auth/csrf`, { headers: { Cookie: session! } });
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const out = await fetch(`${base}/api/auth/signout`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: [session!, ...cookiesOf(csrf)].join("; ") },
+      body: new URLSearchParams({ csrfToken, json: "true" }),
+    });
+    expect(out.status).toBeLessThan(400);
+
+    const replayed = await fetch(`${base}/api/auth/session`, { headers: { Cookie: session! } });
+    expect(await replayed.json()).not.toHaveProperty("user.organizationId", expect.stringMatching(/.+/));
+    const page = await fetch(`${base}/`, { headers: { Cookie: session! }, redirect: "manual" });
+    expect(page.headers.get("location")).toMatch(/\/signin$/);
+  });
+
+  it("sends security headers on dashboard pages", async () => {
+    const response = await fetch(`${inject("apiBaseUrl")}/signin`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-security-policy")).toMatch(/frame-ancestors 'none'/);
+    expect(response.headers.get("content-security-policy")).toMatch(/object-src 'none'/);
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+  });
+
+  it("does not trust a client's X-Forwarded-Host in the same-origin check", async () => {
+    const { live, request, cookie } = await signedInUser();
+    const base = inject("apiBaseUrl");
+    const forged = await fetch(`${base}/api/${live.id}/customers`, {
+      method: "POST",
+      headers: {
+        Cookie: cookie,
+        Origin: "https://evil.example",
+        "X-Forwarded-Host": "evil.example",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({ email: "csrf@example.com" }),
+    });
+    expect(forged.status).toBe(403);
+    expect((await request("GET", `/${live.id}/customers`)).body.total).toBe(0);
+  });
+});
+
+describe("sign-in throttling", () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ DATABASE_URL: inject("databaseUrl"), RATE_LIMIT_SIGN_IN_PER_MINUTE: "3" });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("refuses further attempts for an email after 3 a minute, even with the right password", async () => {
+    const email = `throttle-${randomBytes(4).toString("hex")}@example.com`;
+    await signUp({ name: "T", company: "T Co", email, password: "correct horse battery staple" });
+    for (let i = 0; i < 3; i++) expect((await signIn(app.baseUrl, email, "wrong password!")).error).toBe("CredentialsSignin");
+    const blocked = await signIn(app.baseUrl, email, "correct horse battery staple");
+    expect(blocked.session).toBeUndefined();
+    expect(blocked.error).toMatch(/Too many attempts/);
+  });
+
+  it("refuses an unknown email at the cost of a wrong password (no timing oracle)", async () => {
+    const email = `timing-${randomBytes(4).toString("hex")}@example.com`;
+    await signUp({ name: "T", company: "T Co", email, password: "correct horse battery staple" });
+    const timeOf = async (address: string) => {
+      const started = performance.now();
+      const { error } = await signIn(app.baseUrl, address, "wrong password!");
+      expect(error).toBe("CredentialsSignin");
+      return performance.now() - started;
+    };
+    // Two attempts each (the limit is 3 per email); the scrypt hash dominates both.
+    const known = Math.min(await timeOf(email), await timeOf(email));
+    const unknown = Math.min(await timeOf(`nobody-${randomBytes(4).toString("hex")}@example.com`), await timeOf(`nobody-${randomBytes(4).toString("hex")}@example.com`));
+    // Before: 8 ms against 122 ms. A hash is tens of milliseconds; allow for a loaded machine.
+    expect(unknown).toBeGreaterThan(known * 0.4);
+  });
+});
