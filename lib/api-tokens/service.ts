@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { apiTokens } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import { issueToken } from "@/lib/auth/tokens";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
@@ -25,7 +25,7 @@ export function serializeApiToken(row: TokenRow): z.input<typeof ApiToken> {
   };
 }
 
-export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[]; total: number }> {
+export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[] } & PageInfo> {
   const where = eq(apiTokens.accountId, ctx.accountId);
   return pageOf(apiTokens, where, input);
 }

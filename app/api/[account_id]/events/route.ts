@@ -7,9 +7,9 @@ import { deliverySummaries } from "@/lib/webhooks/health";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listEventsOperation, async ({ ctx, query }) => {
-    const { limit, offset, expand, ...filters } = query;
-    const page = { limit, offset };
-    const { rows, total } = await listEvents({ ctx, input: { filters, page } });
+    const { expand, event_id, aggregate_id, aggregate_type, event_type, ...page } = query;
+    const filters = { event_id, aggregate_id, aggregate_type, event_type };
+    const { rows, ...info } = await listEvents({ ctx, input: { filters, page } });
     const summaries = expand.has("delivery_summary")
       ? await deliverySummaries({ ctx, input: { eventIds: rows.map((row) => row.id) } })
       : null;
@@ -17,6 +17,6 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
       ...serializeEvent(row),
       ...(summaries ? { delivery_summary: summaries.get(row.id)! } : {}),
     }));
-    return envelope(items, total, page);
+    return envelope(items, info);
   }),
 });
