@@ -80,10 +80,14 @@ export async function pageOf<T extends ListedTable>(
     if (page.offset === 0) {
       return db.select().from(from).where(condition).orderBy(...order).limit(take);
     }
-    // Skip over the index only (ids), then read the page's rows: a deep offset costs index
-    // entries, not whole rows.
-    const ids = db.select({ id: table.id }).from(from).where(condition).orderBy(...order).limit(take).offset(page.offset);
-    return db.select().from(from).where(inArray(table.id, ids)).orderBy(...order);
+    // Skip over the index only (ids), then read the page's rows by primary key: a deep offset
+    // costs index entries, not whole rows.
+    const ids = (await db.select({ id: table.id }).from(from).where(condition).orderBy(...order).limit(take).offset(page.offset)).map(
+      (row) => row.id as string,
+    );
+    if (ids.length === 0) return [];
+    const byId = new Map((await db.select().from(from).where(inArray(table.id, ids))).map((row) => [(row as { id: string }).id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []); // one deleted meanwhile is left out
   };
   const totalQuery = async () => {
     if (options.total) return options.total(range);

@@ -98,6 +98,9 @@ export async function authenticateToken(token: string): Promise<Principal> {
   }
   cache().delete(hash);
 
+  // The entry's age counts from before the read: a revocation committed during it still takes
+  // effect within TOKEN_CACHE_TTL_MS.
+  const lookedUpAt = Date.now();
   const db = await getDb();
   const [row] = await db
     .select({
@@ -125,7 +128,7 @@ export async function authenticateToken(token: string): Promise<Principal> {
     livemode: row.livemode,
     clockOffsetMs: row.clockOffsetMs,
   };
-  const entry = { principal, lastUsedAt: row.lastUsedAt, expires: Date.now() + TOKEN_CACHE_TTL_MS };
+  const entry = { principal, lastUsedAt: row.lastUsedAt, expires: lookedUpAt + TOKEN_CACHE_TTL_MS };
   await touch(row.id, entry);
   if (cache().size >= TOKEN_CACHE_MAX) cache().delete(cache().keys().next().value!);
   cache().set(hash, entry);
