@@ -67,9 +67,10 @@ export async function pageOf<T extends ListedTable>(
       .where(and(where, eq(table.id, cursorId)));
     if (!cursor) throw cursorError(page.starting_after ? "starting_after" : "ending_before", cursorId);
     // A row comparison is one index condition on (…, created, id): the scan starts at the cursor.
+    const at = sql`${(cursor.created as Date).toISOString()}::timestamptz`;
     keyset = page.starting_after
-      ? sql`(${table.created}, ${table.id}) < (${cursor.created}, ${cursor.id})`
-      : sql`(${table.created}, ${table.id}) > (${cursor.created}, ${cursor.id})`;
+      ? sql`(${table.created}, ${table.id}) < (${at}, ${cursor.id})`
+      : sql`(${table.created}, ${table.id}) > (${at}, ${cursor.id})`;
   }
   const newer = page.ending_before !== undefined;
   const order = newer ? [asc(table.created), asc(table.id)] : [desc(table.created), desc(table.id)];

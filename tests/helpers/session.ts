@@ -41,5 +41,5 @@ export async function signedInUser() {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
   }
-  return { user, live: live!, sandbox: sandbox!, request };
+  return { user, live: live!, sandbox: sandbox!, request, cookie: session };
 }
