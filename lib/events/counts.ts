@@ -103,14 +103,21 @@ export async function eventTotal(accountId: string, filters: EventFilters, range
   return whole + head + tail;
 }
 
-/** Recomputes an account's counters from its events (the loader's check; repairs after a manual edit). */
-export async function recountEvents(tx: Executor, accountId: string): Promise<void> {
-  await tx.delete(eventCounts).where(eq(eventCounts.accountId, accountId));
-  await tx.execute(sql`
-    insert into event_counts (account_id, dimension, value, day, shard, count)
-    select account_id, d.dimension, d.value, (created at time zone 'UTC')::date, 0, count(*)
-    from events
-    cross join lateral (values ('all', ''), ('aggregate_type', aggregate_type), ('type', type)) as d(dimension, value)
-    where account_id = ${accountId}
-    group by 1, 2, 3, 4`);
+/**
+ * Recomputes an account's counters from its events (a repair, e.g. after events were edited by
+ * hand). Writers of every account wait while it runs: the lock lets each event's transaction
+ * either finish before the recount reads the events or add its count after it.
+ */
+export async function recountEvents(executor: Executor, accountId: string): Promise<void> {
+  await executor.transaction(async (tx) => {
+    await tx.execute(sql`lock table event_counts in share row exclusive mode`);
+    await tx.delete(eventCounts).where(eq(eventCounts.accountId, accountId));
+    await tx.execute(sql`
+      insert into event_counts (account_id, dimension, value, day, shard, count)
+      select account_id, d.dimension, d.value, (created at time zone 'UTC')::date, 0, count(*)
+      from events
+      cross join lateral (values ('all', ''), ('aggregate_type', aggregate_type), ('type', type)) as d(dimension, value)
+      where account_id = ${accountId}
+      group by 1, 2, 3, 4`);
+  });
 }
