@@ -12,6 +12,7 @@ import type { EventFilters } from "./schema";
  */
 export const EVENT_COUNT_SHARDS = 8;
 const DAY_MS = 86_400_000;
+const shardOfTransaction = new WeakMap<Executor, number>();
 
 /** The UTC day an event is counted under, as `YYYY-MM-DD`. */
 export function countDay(created: Date): string {
@@ -25,7 +26,10 @@ export function countDay(created: Date): string {
  */
 export async function countEvent(tx: Executor, event: { accountId: string; type: EventType; created: Date }): Promise<void> {
   const day = countDay(event.created);
-  const shard = Math.floor(Math.random() * EVENT_COUNT_SHARDS);
+  // One shard per transaction: a change that emits several events then locks rows of one shard
+  // only, always its `all` row first, so two such transactions cannot deadlock.
+  let shard = shardOfTransaction.get(tx);
+  if (shard === undefined) shardOfTransaction.set(tx, (shard = Math.floor(Math.random() * EVENT_COUNT_SHARDS)));
   const row = (dimension: "all" | "aggregate_type" | "type", value: string) =>
     ({ accountId: event.accountId, dimension, value, day, shard, count: 1 }) as const;
   await tx
