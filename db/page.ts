@@ -1,24 +1,103 @@
-import { count, desc, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { Page, PageInfo } from "@/lib/api/pagination";
+import { ServiceError } from "@/lib/errors";
 import { getDb } from "./client";
 
 type ListedTable = PgTable & { created: PgColumn; id: PgColumn };
 
+/** The `created` range of a page request, as the totals of a list need it. */
+export type CreatedRange = { gte?: Date; lt?: Date };
+
+export type PageOptions = {
+  /**
+   * How many rows match `where` within `range`, when the list keeps its totals elsewhere (the
+   * events list: lib/events/counts.ts). Default: an exact `count(*)` over the list's index.
+   */
+  total?: (range: CreatedRange) => Promise<number>;
+};
+
+export function createdRangeOf(page: Partial<Page>): CreatedRange {
+  return { gte: page["created[gte]"], lt: page["created[lt]"] };
+}
+
+function cursorError(name: string, id: string): ServiceError {
+  return new ServiceError("bad_request", `${name}: '${id}' is not an item of this list.`, {
+    errors: [{ field: name, message: "Must be the id of an item of this list." }],
+  });
+}
+
 /**
  * One page of a table's rows matching `where`, newest first (`created desc, id desc`, the order
- * every list of the API uses and its indexes serve), and how many rows match in all.
+ * every list of the API uses; each list has an index on `(account_id, [filter,] created, id)`
+ * that yields it), how many rows match in all, and whether more follow.
+ *
+ * Paging is by `offset` (bounded, see OFFSET_MAX) or by a cursor: `starting_after` /
+ * `ending_before` name an item of the list, and the page is the keyset range after / before its
+ * `(created, id)`, so its cost does not depend on depth and concurrent inserts neither repeat
+ * nor skip an item. One row more than asked tells `has_more` without counting.
  */
 export async function pageOf<T extends ListedTable>(
   table: T,
   where: SQL | undefined,
-  page: { limit: number; offset: number },
-): Promise<{ rows: T["$inferSelect"][]; total: number }> {
+  page: Partial<Page> & Pick<Page, "limit" | "offset">,
+  options: PageOptions = {},
+): Promise<{ rows: T["$inferSelect"][] } & PageInfo> {
+  if (page.starting_after && page.ending_before) {
+    throw new ServiceError("bad_request", "Pass either starting_after or ending_before, not both.", {
+      errors: [{ field: "ending_before", message: "Cannot be combined with starting_after." }],
+    });
+  }
   const db = await getDb();
   // A generic table loses drizzle's row inference; the rows are exactly the table's.
   const from = table as PgTable;
-  const [rows, [totals]] = await Promise.all([
-    db.select().from(from).where(where).orderBy(desc(table.created), desc(table.id)).limit(page.limit).offset(page.offset),
-    db.select({ total: count() }).from(from).where(where),
-  ]);
-  return { rows: rows as T["$inferSelect"][], total: totals?.total ?? 0 };
+  const range = createdRangeOf(page);
+  const filtered = and(
+    where,
+    range.gte ? gte(table.created, range.gte) : undefined,
+    range.lt ? lt(table.created, range.lt) : undefined,
+  );
+
+  const cursorId = page.starting_after ?? page.ending_before;
+  let keyset: SQL | undefined;
+  if (cursorId !== undefined) {
+    const [cursor] = await db
+      .select({ created: table.created, id: table.id })
+      .from(from)
+      .where(and(where, eq(table.id, cursorId)));
+    if (!cursor) throw cursorError(page.starting_after ? "starting_after" : "ending_before", cursorId);
+    // A row comparison is one index condition on (…, created, id): the scan starts at the cursor.
+    const at = sql`${(cursor.created as Date).toISOString()}::timestamptz`;
+    keyset = page.starting_after
+      ? sql`(${table.created}, ${table.id}) < (${at}, ${cursor.id})`
+      : sql`(${table.created}, ${table.id}) > (${at}, ${cursor.id})`;
+  }
+  const newer = page.ending_before !== undefined;
+  const order = newer ? [asc(table.created), asc(table.id)] : [desc(table.created), desc(table.id)];
+  const condition = and(filtered, keyset);
+  const take = page.limit + 1;
+
+  const rowsQuery = async () => {
+    if (page.offset === 0) {
+      return db.select().from(from).where(condition).orderBy(...order).limit(take);
+    }
+    // Skip over the index only (ids), then read the page's rows by primary key: a deep offset
+    // costs index entries, not whole rows.
+    const ids = (await db.select({ id: table.id }).from(from).where(condition).orderBy(...order).limit(take).offset(page.offset)).map(
+      (row) => row.id as string,
+    );
+    if (ids.length === 0) return [];
+    const byId = new Map((await db.select().from(from).where(inArray(table.id, ids))).map((row) => [(row as { id: string }).id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []); // one deleted meanwhile is left out
+  };
+  const totalQuery = async () => {
+    if (options.total) return options.total(range);
+    const [row] = await db.select({ total: sql<number>`count(*)::int` }).from(from).where(filtered);
+    return row?.total ?? 0;
+  };
+  const [found, total] = await Promise.all([rowsQuery(), totalQuery()]);
+  const hasMore = found.length > page.limit;
+  const rows = found.slice(0, page.limit);
+  if (newer) rows.reverse();
+  return { rows: rows as T["$inferSelect"][], total, hasMore };
 }

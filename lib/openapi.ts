@@ -9,6 +9,7 @@ import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { eventOperations } from "@/lib/events/operations";
+import { getHealthOperation } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
 import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
@@ -37,6 +38,7 @@ export const API_OPERATIONS: Operation[] = [
   ...webhookOperations,
   ...apiTokenOperations,
   ...testClockOperations,
+  getHealthOperation,
 ];
 
 const Problem = z

@@ -8,34 +8,30 @@ import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Button, Card, ErrorBox, Field, Loading, StatusBadge, Table, inputClass } from "@/components/ui";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE } from "@/lib/events/catalogue";
 import { Time } from "./bits";
-import { eventHref, eventsHref, queryKeys, summaryParts } from "./format";
+import { EVENTS_PAGE_SIZE as PAGE_SIZE, eventHref, eventListQuery, eventListState, eventsHref, queryKeys, summaryParts } from "./format";
 import { EVENT_FILTER_KEYS, type EventFilterKey, type EventListItem } from "./types";
 
-const PAGE_SIZE = 25;
-
-function readOffset(raw: string | null): number {
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value > 0 ? value : 0;
-}
 
 /**
  * The account's event timeline. Filters and the page live in the URL (not in state) so a view can
  * be shared, bookmarked and survives a reload; the API validates them (unknown types → 400 shown).
  */
-export function EventList({ accountId }: { accountId: string }) {
+export type EventListPage = ListEnvelope<EventListItem> & { offset: number };
+
+/**
+ * `initial`: the page the server rendered for the URL's query (`query` is its API query string);
+ * it is shown at once, then refreshed like any other page.
+ */
+export function EventList({ accountId, initial }: { accountId: string; initial?: { query: string; page: EventListPage } | null }) {
   const router = useRouter();
   const pathname = usePathname();
   const searchParams = useSearchParams();
 
-  const filters: Partial<Record<EventFilterKey, string>> = {};
-  for (const key of EVENT_FILTER_KEYS) {
-    const value = searchParams.get(key)?.trim();
-    if (value) filters[key] = value;
-  }
-  const offset = readOffset(searchParams.get("offset"));
+  const { filters, offset } = eventListState((key) => searchParams.get(key));
   const filtered = Object.keys(filters).length > 0;
 
-  const apiQuery = new URLSearchParams({ ...filters, limit: String(PAGE_SIZE), offset: String(offset), expand: "delivery_summary" });
+  const apiQuery = eventListQuery(filters, offset);
+  const initialPage = initial && initial.query === apiQuery.toString() ? initial.page : undefined;
   const query = useQuery({
     queryKey: [...queryKeys.events(accountId), "list", filters, offset],
     // The offset travels with the page so the range text matches the rows shown, also while a
@@ -45,6 +41,7 @@ export function EventList({ accountId }: { accountId: string }) {
     refetchInterval: 5_000,
     // Keeps the current page on screen while the next page or filter loads.
     placeholderData: keepPreviousData,
+    initialData: initialPage,
   });
 
   function navigate(next: Partial<Record<EventFilterKey, string>>, nextOffset: number) {

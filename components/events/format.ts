@@ -1,4 +1,4 @@
-import type { Delivery, DeliverySummary, DisplayStatus, EventFilterKey } from "./types";
+import { EVENT_FILTER_KEYS, type Delivery, type DeliverySummary, type DisplayStatus, type EventFilterKey } from "./types";
 
 export function isPermanentlyFailed(delivery: Delivery): boolean {
   return delivery.status === "failed" && delivery.next_retry_at === null;
@@ -46,3 +46,25 @@ export const queryKeys = {
   deliveryHealth: (accountId: string) => ["delivery-health", accountId] as const,
   billingStatus: (accountId: string) => ["billing-status", accountId] as const,
 };
+
+/** Rows per page of the dashboard's event timeline. */
+export const EVENTS_PAGE_SIZE = 25;
+
+/** The API query behind one page of the timeline (the server renders the first page with it too). */
+export function eventListQuery(filters: Partial<Record<EventFilterKey, string>>, offset: number): URLSearchParams {
+  return new URLSearchParams({ ...filters, limit: String(EVENTS_PAGE_SIZE), offset: String(offset), expand: "delivery_summary" });
+}
+
+/** The timeline's filters and offset, as the URL holds them (read the same on the server and in the browser). */
+export function eventListState(get: (key: string) => string | null | undefined): {
+  filters: Partial<Record<EventFilterKey, string>>;
+  offset: number;
+} {
+  const filters: Partial<Record<EventFilterKey, string>> = {};
+  for (const key of EVENT_FILTER_KEYS) {
+    const value = get(key)?.trim();
+    if (value) filters[key] = value;
+  }
+  const offset = Number(get("offset"));
+  return { filters, offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0 };
+}

@@ -46,5 +46,5 @@ export const apiTokens = pgTable(
     /** Who made it: a user id, or `seed` for the demo tokens that `npm run seed` re-issues. */
     createdBy: text("created_by"),
   },
-  (t) => [index("api_tokens_account_idx").on(t.accountId, t.created)],
+  (t) => [index("api_tokens_account_idx").on(t.accountId, t.created, t.id)],
 );

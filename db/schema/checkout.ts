@@ -50,6 +50,8 @@ export const checkoutSessions = pgTable(
   },
   (t) => [
     index("checkout_sessions_account_idx").on(t.accountId, t.created, t.id),
+    index("checkout_sessions_account_status_idx").on(t.accountId, t.status, t.created, t.id),
+    index("checkout_sessions_customer_idx").on(t.customerId, t.created, t.id),
     // The clock's due query: open sessions by expiry.
     index("checkout_sessions_expiry_idx")
       .on(t.accountId, t.expiresAt)

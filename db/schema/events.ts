@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id } from "./columns";
 
@@ -56,4 +56,26 @@ export const eventSequences = pgTable(
     lastSequence: integer("last_sequence").notNull(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.aggregateId] })],
+);
+
+/**
+ * Exact event totals, kept in the transaction that writes each event (lib/events/counts.ts), so
+ * a list's `total` never counts millions of rows. One row per account, dimension (`all`,
+ * `aggregate_type` or `type`), value, UTC day and shard: a writer adds 1 to a random one of
+ * EVENT_COUNT_SHARDS rows per dimension, so one account's concurrent writers rarely wait on each
+ * other; readers sum the shards (and days). A rolled-back transaction rolls its counts back.
+ */
+export const eventCounts = pgTable(
+  "event_counts",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    dimension: text("dimension", { enum: ["all", "aggregate_type", "type"] }).notNull(),
+    value: text("value").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    shard: smallint("shard").notNull(),
+    count: bigint("count", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.dimension, t.value, t.day, t.shard] })],
 );

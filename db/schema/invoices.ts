@@ -49,7 +49,8 @@ export const invoices = pgTable(
   },
   (t) => [
     index("invoices_account_idx").on(t.accountId, t.created, t.id),
-    index("invoices_customer_idx").on(t.customerId, t.created),
+    index("invoices_customer_idx").on(t.customerId, t.created, t.id),
+    index("invoices_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     index("invoices_subscription_idx").on(t.subscriptionId),
     // The clock's due queries: open invoices by due date and by next dunning attempt.
     index("invoices_due_date_idx")

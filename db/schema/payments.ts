@@ -41,6 +41,8 @@ export const paymentIntents = pgTable(
   },
   (t) => [
     index("payment_intents_account_idx").on(t.accountId, t.created, t.id),
+    index("payment_intents_account_status_idx").on(t.accountId, t.status, t.created, t.id),
+    index("payment_intents_customer_idx").on(t.customerId, t.created, t.id),
     index("payment_intents_invoice_idx").on(t.invoiceId),
   ],
 );
@@ -69,7 +71,7 @@ export const payments = pgTable(
   },
   (t) => [
     index("payments_account_idx").on(t.accountId, t.created, t.id),
-    index("payments_intent_idx").on(t.paymentIntentId),
+    index("payments_intent_idx").on(t.paymentIntentId, t.created, t.id),
   ],
 );
 
@@ -96,6 +98,6 @@ export const refunds = pgTable(
   },
   (t) => [
     index("refunds_account_idx").on(t.accountId, t.created, t.id),
-    index("refunds_payment_idx").on(t.paymentId),
+    index("refunds_payment_idx").on(t.paymentId, t.created, t.id),
   ],
 );

@@ -41,7 +41,8 @@ export const subscriptions = pgTable(
   },
   (t) => [
     index("subscriptions_account_idx").on(t.accountId, t.created, t.id),
-    index("subscriptions_customer_idx").on(t.customerId, t.created),
+    index("subscriptions_customer_idx").on(t.customerId, t.created, t.id),
+    index("subscriptions_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     // The clock's due queries: live subscriptions by period end and trial end.
     index("subscriptions_period_end_idx")
       .on(t.accountId, t.currentPeriodEnd)

@@ -66,7 +66,8 @@ export const eventDeliveries = pgTable(
   },
   (t) => [
     index("event_deliveries_event_idx").on(t.eventId, t.created),
-    index("event_deliveries_endpoint_idx").on(t.webhookEndpointId, t.created),
+    index("event_deliveries_endpoint_idx").on(t.webhookEndpointId, t.created, t.id),
+    index("event_deliveries_endpoint_status_idx").on(t.webhookEndpointId, t.status, t.created, t.id),
     // The drivers' queue: only deliveries with something scheduled, by when it is due.
     index("event_deliveries_due_idx").on(t.dueAt).where(sql`${t.dueAt} is not null`),
   ],

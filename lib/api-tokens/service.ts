@@ -3,8 +3,8 @@ import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { apiTokens } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
-import { issueToken } from "@/lib/auth/tokens";
+import type { Page, PageInfo } from "@/lib/api/pagination";
+import { forgetCachedTokens, issueToken } from "@/lib/auth/tokens";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import type { ApiToken, ApiTokenCreateInput } from "./schema";
@@ -25,7 +25,7 @@ export function serializeApiToken(row: TokenRow): z.input<typeof ApiToken> {
   };
 }
 
-export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[]; total: number }> {
+export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[] } & PageInfo> {
   const where = eq(apiTokens.accountId, ctx.accountId);
   return pageOf(apiTokens, where, input);
 }
@@ -46,13 +46,17 @@ export async function createApiToken({
   return { row: row!, token: issued.token };
 }
 
-/** Revocation takes effect on the token's next call. Revoking twice is harmless. */
+/**
+ * Revocation takes effect on the token's next call in this process, and within
+ * TOKEN_CACHE_TTL_MS (1 s) in every other server process. Revoking twice is harmless.
+ */
 export async function revokeApiToken({ ctx, input }: Verb<{ id: string }>): Promise<TokenRow> {
   const db = await getDb();
   await db
     .update(apiTokens)
     .set({ revokedAt: new Date() })
     .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id), isNull(apiTokens.revokedAt)));
+  forgetCachedTokens(ctx.accountId);
   const [row] = await db
     .select()
     .from(apiTokens)

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { apiTokens, checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
@@ -203,7 +203,7 @@ export type CheckoutSessionFilters = { status?: CheckoutStatus; customer?: strin
 export async function listCheckoutSessions({
   ctx,
   input,
-}: Verb<Page & CheckoutSessionFilters>): Promise<{ rows: CheckoutSessionRow[]; total: number }> {
+}: Verb<Page & CheckoutSessionFilters>): Promise<{ rows: CheckoutSessionRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.status !== undefined) conditions.push(eq(checkoutSessions.status, input.status));
   if (input.customer !== undefined) conditions.push(eq(checkoutSessions.customerId, input.customer));

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
+import { forgetCachedTokens } from "@/lib/auth/tokens";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { TIME_TRANSITIONS } from "./registry";
 import { transitionScheduledAt } from "./schedule";
@@ -99,6 +100,8 @@ async function setOffset(accountId: string, offsetMs: number): Promise<AccountCl
     .set({ clockOffsetMs: offsetMs })
     .where(eq(accounts.id, accountId))
     .returning({ id: accounts.id, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs });
+  // Token look-ups carry the account's clock: this process sees the move at once, others within 1 s.
+  forgetCachedTokens(accountId);
   return row!;
 }
 

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { coupons } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -76,7 +76,7 @@ export async function getCoupon({ ctx, input }: Verb<{ id: string }>): Promise<C
   return row;
 }
 
-export async function listCoupons({ ctx, input }: Verb<Page>): Promise<{ rows: CouponRow[]; total: number }> {
+export async function listCoupons({ ctx, input }: Verb<Page>): Promise<{ rows: CouponRow[] } & PageInfo> {
   return pageOf(coupons, live(ctx.accountId), input);
 }
 

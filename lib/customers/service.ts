@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { customers } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -58,7 +58,7 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
   return row;
 }
 
-export async function listCustomers({ ctx, input }: Verb<Page>): Promise<{ rows: CustomerRow[]; total: number }> {
+export async function listCustomers({ ctx, input }: Verb<Page>): Promise<{ rows: CustomerRow[] } & PageInfo> {
   return pageOf(customers, live(ctx.accountId), input);
 }
 

@@ -3,6 +3,7 @@ import type { Transaction } from "@/db/client";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { newId } from "@/lib/ids";
+import { countEvent } from "./counts";
 import { nextSequence } from "./sequence";
 import { afterCommitDeliver } from "./transaction";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, type EventType } from "./catalogue";
@@ -29,6 +30,7 @@ export type EmittedEvent = { id: string; deliveryIds: string[] };
 export async function emitEvent(tx: Transaction, ctx: ServiceContext, input: EmitInput): Promise<EmittedEvent> {
   const eventId = newId("event");
   const sequence = await nextSequence(tx, ctx.accountId, input.aggregateId);
+  const created = ctx.now();
   await tx.insert(events).values({
     id: eventId,
     accountId: ctx.accountId,
@@ -41,10 +43,11 @@ export async function emitEvent(tx: Transaction, ctx: ServiceContext, input: Emi
     correlationId: ctx.correlationId,
     version: EVENT_FORMAT_VERSION,
     sequence,
-    created: ctx.now(),
+    created,
     actorType: ctx.actor.type,
     actorId: ctx.actor.id,
   });
+  await countEvent(tx, { accountId: ctx.accountId, type: input.type, created });
 
   const endpoints = await tx
     .select({ id: webhookEndpoints.id })

@@ -9,7 +9,7 @@ export const listEventsOperation = defineOperation({
   path: "/{account_id}/events",
   summary: "List events",
   description:
-    "The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND.",
+    "The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.",
   tag,
   access: "secret",
   query: EventListQuery,

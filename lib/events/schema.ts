@@ -74,4 +74,4 @@ export const EventWithDeliveries = z.object({ event: Event, deliveries: z.array(
 
 export type EventObject = z.input<typeof Event>;
 export type DeliveryObject = z.input<typeof Delivery>;
-export type EventFilters = Omit<z.output<typeof EventListQuery>, "limit" | "offset" | "expand">;
+export type EventFilters = Pick<z.output<typeof EventListQuery>, "event_id" | "aggregate_id" | "aggregate_type" | "event_type">;

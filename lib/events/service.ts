@@ -2,9 +2,10 @@ import { and, asc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
+import { eventTotal } from "./counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
 
@@ -22,9 +23,11 @@ export function eventFilterConditions(accountId: string, filters: EventFilters):
 export async function listEvents({
   ctx,
   input,
-}: Verb<{ filters: EventFilters; page: Page }>): Promise<{ rows: EventRow[]; total: number }> {
+}: Verb<{ filters: EventFilters; page: Page }>): Promise<{ rows: EventRow[] } & PageInfo> {
   const where = eventFilterConditions(ctx.accountId, input.filters);
-  return pageOf(events, where, input.page);
+  return pageOf(events, where, input.page, {
+    total: (range) => eventTotal(ctx.accountId, input.filters, range, where),
+  });
 }
 
 export async function getEvent({ ctx, input }: Verb<{ id: string }>): Promise<EventRow> {

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices, prices } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
@@ -148,13 +148,13 @@ export type InvoiceFilters = { customer?: string; status?: InvoiceStatus };
 export async function listInvoices({
   ctx,
   input,
-}: Verb<Page & InvoiceFilters>): Promise<{ items: InvoiceWithLines[]; total: number }> {
+}: Verb<Page & InvoiceFilters>): Promise<{ items: InvoiceWithLines[] } & PageInfo> {
   const db = await getDb();
   const conditions: (SQL | undefined)[] = [eq(invoices.accountId, ctx.accountId)];
   if (input.customer !== undefined) conditions.push(eq(invoices.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(invoices.status, input.status));
   const where = and(...conditions);
-  const { rows, total } = await pageOf(invoices, where, input);
+  const { rows, ...info } = await pageOf(invoices, where, input);
   const intents = await latestPaymentIntents(
     db,
     rows.map((row) => row.id),
@@ -178,7 +178,7 @@ export async function listInvoices({
       lines: lines.filter((line) => line.invoiceId === invoice.id),
       paymentIntent: intents.get(invoice.id) ?? null,
     })),
-    total,
+    ...info,
   };
 }
 

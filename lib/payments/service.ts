@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { customers, paymentIntents, payments } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -337,7 +337,7 @@ export type PaymentIntentFilters = { customer?: string; status?: IntentStatus };
 export async function listPaymentIntents({
   ctx,
   input,
-}: Verb<Page & PaymentIntentFilters>): Promise<{ rows: PaymentIntentRow[]; total: number }> {
+}: Verb<Page & PaymentIntentFilters>): Promise<{ rows: PaymentIntentRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [eq(paymentIntents.accountId, ctx.accountId)];
   if (input.customer !== undefined) conditions.push(eq(paymentIntents.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(paymentIntents.status, input.status));
@@ -358,7 +358,7 @@ export async function getPayment({ ctx, input }: Verb<{ id: string }>): Promise<
 export async function listPayments({
   ctx,
   input,
-}: Verb<Page & { payment_intent?: string }>): Promise<{ rows: PaymentRow[]; total: number }> {
+}: Verb<Page & { payment_intent?: string }>): Promise<{ rows: PaymentRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [eq(payments.accountId, ctx.accountId)];
   if (input.payment_intent !== undefined) conditions.push(eq(payments.paymentIntentId, input.payment_intent));
   const where = and(...conditions);

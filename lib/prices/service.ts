@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { prices } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -67,7 +67,7 @@ export async function getPrice({ ctx, input }: Verb<{ id: string }>): Promise<Pr
 
 export type PriceFilters = { product?: string; active?: boolean; type?: (typeof PRICE_TYPES)[number] };
 
-export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Promise<{ rows: PriceRow[]; total: number }> {
+export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Promise<{ rows: PriceRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.product !== undefined) conditions.push(eq(prices.productId, input.product));
   if (input.active !== undefined) conditions.push(eq(prices.active, input.active));

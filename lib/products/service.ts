@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { prices, products } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -63,7 +63,7 @@ export async function getProduct({ ctx, input }: Verb<{ id: string }>): Promise<
 export async function listProducts({
   ctx,
   input,
-}: Verb<Page & { active?: boolean }>): Promise<{ rows: ProductRow[]; total: number }> {
+}: Verb<Page & { active?: boolean }>): Promise<{ rows: ProductRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.active !== undefined) conditions.push(eq(products.active, input.active));
   const where = and(...conditions);

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { paymentIntents, refunds } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -99,7 +99,7 @@ export async function getRefund({ ctx, input }: Verb<{ id: string }>): Promise<R
 export async function listRefunds({
   ctx,
   input,
-}: Verb<Page & { payment?: string }>): Promise<{ rows: RefundRow[]; total: number }> {
+}: Verb<Page & { payment?: string }>): Promise<{ rows: RefundRow[] } & PageInfo> {
   const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
   if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
   const where = and(...conditions);

@@ -2,7 +2,7 @@ import { and, eq, type SQL } from "drizzle-orm";
 import { getDb, type Executor, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { invoices, paymentIntents, subscriptionChangeRequests, type ChangeStep } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, retryableConflict, ServiceError, validationFailed, type FieldError } from "@/lib/errors";
 import { inChangeTransaction } from "@/lib/events/transaction";
@@ -125,14 +125,14 @@ export async function getChangeRequest({ ctx, input }: Verb<{ subscriptionId: st
 export async function listChangeRequests({
   ctx,
   input,
-}: Verb<Page & { subscriptionId: string; status?: ChangeRequestStatus }>): Promise<{ items: ChangeRequestRow[]; total: number }> {
+}: Verb<Page & { subscriptionId: string; status?: ChangeRequestStatus }>): Promise<{ items: ChangeRequestRow[] } & PageInfo> {
   // An unknown subscription is a 404, not an empty list.
   await getSubscription({ ctx, input: { id: input.subscriptionId } });
   const conditions: (SQL | undefined)[] = [eq(table.accountId, ctx.accountId), eq(table.subscriptionId, input.subscriptionId)];
   if (input.status !== undefined) conditions.push(eq(table.status, input.status));
   const where = and(...conditions);
-  const { rows, total } = await pageOf(table, where, input);
-  return { items: rows, total };
+  const { rows, ...info } = await pageOf(table, where, input);
+  return { items: rows, ...info };
 }
 
 /** Records why an apply stopped (no event: the change request has none). */

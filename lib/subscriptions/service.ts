@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { customers, invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
@@ -249,13 +249,13 @@ export type SubscriptionFilters = { customer?: string; status?: SubscriptionStat
 export async function listSubscriptions({
   ctx,
   input,
-}: Verb<Page & SubscriptionFilters>): Promise<{ items: SubscriptionWithItems[]; total: number }> {
+}: Verb<Page & SubscriptionFilters>): Promise<{ items: SubscriptionWithItems[] } & PageInfo> {
   const db = await getDb();
   const conditions: (SQL | undefined)[] = [eq(subscriptions.accountId, ctx.accountId)];
   if (input.customer !== undefined) conditions.push(eq(subscriptions.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(subscriptions.status, input.status));
   const where = and(...conditions);
-  const { rows, total } = await pageOf(subscriptions, where, input);
+  const { rows, ...info } = await pageOf(subscriptions, where, input);
   const items =
     rows.length === 0
       ? []
@@ -266,7 +266,7 @@ export async function listSubscriptions({
           .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
   return {
     items: rows.map((subscription) => ({ subscription, items: items.filter((item) => item.subscriptionId === subscription.id) })),
-    total,
+    ...info,
   };
 }
 

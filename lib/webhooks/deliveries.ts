@@ -1,7 +1,8 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, isNull, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
+import { pageOf } from "@/db/page";
 import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import type { DeliveryRow } from "@/lib/events/serialize";
@@ -42,27 +43,16 @@ export async function listDeliveryAttempts({ ctx, input }: Verb<{ deliveryId: st
 export async function listEndpointDeliveries({
   ctx,
   input,
-}: Verb<{ endpointId: string; status?: DeliveryRow["status"]; page: Page }>): Promise<{ rows: DeliveryRow[]; total: number }> {
-  await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
-  const db = await getDb();
+}: Verb<{ endpointId: string; status?: DeliveryRow["status"]; page: Page }>): Promise<{ rows: DeliveryRow[] } & PageInfo> {
+  const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
   const conditions: SQL[] = [
     eq(eventDeliveries.accountId, ctx.accountId),
     eq(eventDeliveries.webhookEndpointId, input.endpointId),
   ];
   if (input.status) conditions.push(eq(eventDeliveries.status, input.status));
-  const where = and(...conditions);
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select(deliveryColumns)
-      .from(eventDeliveries)
-      .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
-      .where(where)
-      .orderBy(desc(eventDeliveries.created), desc(eventDeliveries.id))
-      .limit(input.page.limit)
-      .offset(input.page.offset),
-    db.select({ total: count() }).from(eventDeliveries).where(where),
-  ]);
-  return { rows, total: totals?.total ?? 0 };
+  const { rows, ...info } = await pageOf(eventDeliveries, and(...conditions), input.page);
+  // Every delivery of the list is the endpoint's own.
+  return { rows: rows.map((row) => ({ ...row, webhookEndpointUrl: endpoint.url })), ...info };
 }
 
 /**

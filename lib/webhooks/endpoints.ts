@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { webhookEndpoints } from "@/db/schema";
-import type { Page } from "@/lib/api/pagination";
+import type { Page, PageInfo } from "@/lib/api/pagination";
 import { config } from "@/lib/config";
 import type { Verb } from "@/lib/context";
 import { notFound, validationFailed } from "@/lib/errors";
@@ -60,7 +60,7 @@ export async function getWebhookEndpoint({ ctx, input }: Verb<{ id: string }>): 
 export async function listWebhookEndpoints({
   ctx,
   input,
-}: Verb<Page>): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+}: Verb<Page>): Promise<{ rows: WebhookEndpointRow[] } & PageInfo> {
   return pageOf(webhookEndpoints, live(ctx.accountId), input);
 }
 

@@ -4,6 +4,7 @@ import type { Verb } from "@/lib/context";
 import { validationFailed } from "@/lib/errors";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, isEventType } from "@/lib/events/catalogue";
 import { EventType as EventTypeSchema } from "@/lib/events/schema";
+import { countEvent } from "@/lib/events/counts";
 import { nextSequence } from "@/lib/events/sequence";
 import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
@@ -34,6 +35,7 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
   const deliveryId = newId("eventDelivery");
   await inChangeTransaction(async (tx) => {
     const eventId = newId("event");
+    const created = ctx.now();
     await tx.insert(events).values({
       id: eventId,
       accountId: ctx.accountId,
@@ -46,10 +48,11 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
       correlationId: ctx.correlationId,
       version: EVENT_FORMAT_VERSION,
       sequence: await nextSequence(tx, ctx.accountId, sample.aggregateId),
-      created: ctx.now(),
+      created,
       actorType: ctx.actor.type,
       actorId: ctx.actor.id,
     });
+    await countEvent(tx, { accountId: ctx.accountId, type, created });
     const now = new Date();
     await tx.insert(eventDeliveries).values({
       id: deliveryId,

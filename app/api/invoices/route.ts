@@ -6,8 +6,8 @@ import { createInvoice, listInvoices } from "@/lib/invoices/service";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listInvoicesOperation, async ({ ctx, query }) => {
-    const { items, total } = await listInvoices({ ctx, input: query });
-    return envelope(items.map((item) => serializeInvoice(item, ctx.livemode)), total, query);
+    const { items, ...info } = await listInvoices({ ctx, input: query });
+    return envelope(items.map((item) => serializeInvoice(item, ctx.livemode)), info);
   }),
   POST: handle(createInvoiceOperation, async ({ ctx, body }) =>
     serializeInvoice(await createInvoice({ ctx, input: body }), ctx.livemode),

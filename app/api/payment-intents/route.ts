@@ -6,8 +6,8 @@ import { createPaymentIntent, listPaymentIntents } from "@/lib/payments/service"
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listPaymentIntentsOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listPaymentIntents({ ctx, input: query });
-    return envelope(rows.map((row) => serializePaymentIntent(row, ctx.livemode)), total, query);
+    const { rows, ...info } = await listPaymentIntents({ ctx, input: query });
+    return envelope(rows.map((row) => serializePaymentIntent(row, ctx.livemode)), info);
   }),
   POST: handle(createPaymentIntentOperation, async ({ ctx, body }) =>
     serializePaymentIntent(await createPaymentIntent({ ctx, input: body }), ctx.livemode),

@@ -6,7 +6,7 @@ import { listPayments } from "@/lib/payments/service";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listPaymentsOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listPayments({ ctx, input: query });
-    return envelope(rows.map((row) => serializePayment(row, ctx.livemode)), total, query);
+    const { rows, ...info } = await listPayments({ ctx, input: query });
+    return envelope(rows.map((row) => serializePayment(row, ctx.livemode)), info);
   }),
 });

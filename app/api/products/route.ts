@@ -6,8 +6,8 @@ import { createProduct, listProducts } from "@/lib/products/service";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listProductsOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listProducts({ ctx, input: query });
-    return envelope(rows.map((row) => serializeProduct(row, ctx.livemode)), total, query);
+    const { rows, ...info } = await listProducts({ ctx, input: query });
+    return envelope(rows.map((row) => serializeProduct(row, ctx.livemode)), info);
   }),
   POST: handle(createProductOperation, async ({ ctx, body }) =>
     serializeProduct(await createProduct({ ctx, input: body }), ctx.livemode),

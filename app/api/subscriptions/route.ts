@@ -6,8 +6,8 @@ import { createSubscription, listSubscriptions } from "@/lib/subscriptions/servi
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listSubscriptionsOperation, async ({ ctx, query }) => {
-    const { items, total } = await listSubscriptions({ ctx, input: query });
-    return envelope(items.map((item) => serializeSubscription(item, ctx.livemode)), total, query);
+    const { items, ...info } = await listSubscriptions({ ctx, input: query });
+    return envelope(items.map((item) => serializeSubscription(item, ctx.livemode)), info);
   }),
   POST: handle(createSubscriptionOperation, async ({ ctx, body }) =>
     serializeSubscription(await createSubscription({ ctx, input: body }), ctx.livemode),

@@ -5,8 +5,8 @@ import { envelope } from "@/lib/api/pagination";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listApiTokensOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listApiTokens({ ctx, input: query });
-    return envelope(rows.map(serializeApiToken), total, query);
+    const { rows, ...info } = await listApiTokens({ ctx, input: query });
+    return envelope(rows.map(serializeApiToken), info);
   }),
   POST: handle(createApiTokenOperation, async ({ ctx, body }) => {
     const { row, token } = await createApiToken({ ctx, input: body });

@@ -6,8 +6,8 @@ import { serializeWebhookEndpoint } from "@/lib/webhooks/serialize";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listWebhookEndpointsOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listWebhookEndpoints({ ctx, input: query });
-    return envelope(rows.map((row) => serializeWebhookEndpoint(row, ctx.livemode)), total, query);
+    const { rows, ...info } = await listWebhookEndpoints({ ctx, input: query });
+    return envelope(rows.map((row) => serializeWebhookEndpoint(row, ctx.livemode)), info);
   }),
   POST: handle(createWebhookEndpointOperation, async ({ ctx, body }) => {
     const { endpoint, secret } = await createWebhookEndpoint({ ctx, input: body });

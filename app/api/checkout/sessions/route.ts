@@ -6,8 +6,8 @@ import { createCheckoutSession, listCheckoutSessions } from "@/lib/checkout/serv
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listCheckoutSessionsOperation, async ({ ctx, query }) => {
-    const { rows, total } = await listCheckoutSessions({ ctx, input: query });
-    return envelope(rows.map((row) => serializeCheckoutSession(row, ctx.livemode)), total, query);
+    const { rows, ...info } = await listCheckoutSessions({ ctx, input: query });
+    return envelope(rows.map((row) => serializeCheckoutSession(row, ctx.livemode)), info);
   }),
   POST: handle(createCheckoutSessionOperation, async ({ ctx, body }) =>
     serializeCheckoutSession(await createCheckoutSession({ ctx, input: body }), ctx.livemode),

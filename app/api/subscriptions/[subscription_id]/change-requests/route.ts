@@ -6,8 +6,8 @@ import { createChangeRequest, listChangeRequests } from "@/lib/subscription-chan
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listChangeRequestsOperation, async ({ ctx, params, query }) => {
-    const { items, total } = await listChangeRequests({ ctx, input: { ...query, subscriptionId: params.subscription_id } });
-    return envelope(items.map((item) => serializeChangeRequest(item, ctx.livemode)), total, query);
+    const { items, ...info } = await listChangeRequests({ ctx, input: { ...query, subscriptionId: params.subscription_id } });
+    return envelope(items.map((item) => serializeChangeRequest(item, ctx.livemode)), info);
   }),
   POST: handle(createChangeRequestOperation, async ({ ctx, params, body }) =>
     serializeChangeRequest(await createChangeRequest({ ctx, input: { ...body, subscriptionId: params.subscription_id } }), ctx.livemode),

@@ -7,7 +7,7 @@ import { addSubscriptionItem, listSubscriptionItems } from "@/lib/subscriptions/
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listSubscriptionItemsOperation, async ({ ctx, params }) => {
     const items = await listSubscriptionItems({ ctx, input: { id: params.subscription_id } });
-    return envelope(items.map(serializeSubscriptionItem), items.length, { limit: items.length, offset: 0 });
+    return envelope(items.map(serializeSubscriptionItem), { total: items.length, hasMore: false });
   }),
   POST: handle(addSubscriptionItemOperation, async ({ ctx, params, body }) =>
     serializeSubscription(await addSubscriptionItem({ ctx, input: { id: params.subscription_id, item: body } }), ctx.livemode),

@@ -6,9 +6,8 @@ import { listEndpointDeliveriesOperation } from "@/lib/webhooks/operations";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeHandlers({
   GET: handle(listEndpointDeliveriesOperation, async ({ ctx, params, query }) => {
-    const { status, limit, offset } = query;
-    const page = { limit, offset };
-    const { rows, total } = await listEndpointDeliveries({ ctx, input: { endpointId: params.endpoint_id, status, page } });
-    return envelope(rows.map(serializeDelivery), total, page);
+    const { status, ...page } = query;
+    const { rows, ...info } = await listEndpointDeliveries({ ctx, input: { endpointId: params.endpoint_id, status, page } });
+    return envelope(rows.map(serializeDelivery), info);
   }),
 });

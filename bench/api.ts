@@ -1,0 +1,229 @@
+/**
+ * Benchmark: the API at scale, over HTTP against `next start` (run `npx next build` first).
+ *
+ *   npm run bench:api -- [--events 1000000,10000000] [--requests 400] [--seconds 10] [--skip-throughput]
+ *
+ * For each size (ascending; the data grows in place), with 10 % as many events on a second
+ * account as noise: p50/p99 of every filter of GET /api/{account}/events and of every kind of deep
+ * page, at 2 connections; at the largest size the throughput at 16 connections of /api/health (the
+ * floor) and of the hot paths, with their ratios to the floor; then how each p99 grew from the
+ * smallest size to the largest. Also the write-path cost of the event counters. Prints figures
+ * only; asserts nothing. Uses a fresh database (dropped at the end) on the tests' PostgreSQL
+ * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { migratePostgres } from "@/db/migrate";
+import * as schema from "@/db/schema";
+import { loadSyntheticEvents } from "@/db/synthetic-events";
+import { issueToken } from "@/lib/auth/tokens";
+import { EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
+import { newId } from "@/lib/ids";
+import { createFreshDatabase } from "@/tests/helpers/database";
+import { Receiver } from "@/tests/helpers/receiver";
+import { startApp } from "@/tests/helpers/server";
+import { installTestCertificate } from "@/tests/helpers/tls";
+
+function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index < 0 ? fallback : (process.argv[index + 1] ?? fallback);
+}
+const SIZES = option("events", "1000000,10000000")
+  .split(",")
+  .map((value) => Number(value.replaceAll("_", "")))
+  .sort((a, b) => a - b);
+const REQUESTS = Number(option("requests", "400"));
+const SECONDS = Number(option("seconds", "10"));
+const THROUGHPUT = !process.argv.includes("--skip-throughput");
+const MAIN = newId("account");
+const NOISE = newId("account");
+const log = (message: string) => console.log(`  ${message}`);
+const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+
+let seed = 7;
+function random(): number {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+}
+const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+
+type Latency = { p50: number; p99: number; rps: number; errors: number };
+
+async function load(url: string, token: string, paths: () => string, options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string }): Promise<Latency> {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    requests: [
+      {
+        method: (options.method ?? "GET") as "GET",
+        setupRequest: (request) => ({ ...request, path: paths(), ...(options.body ? { body: options.body() } : {}) }),
+      },
+    ],
+  });
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
+}
+
+async function main(): Promise<void> {
+  installTestCertificate();
+  Object.assign(process.env, {
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+  });
+  const database = await createFreshDatabase("bench_issue10");
+  const sql = postgres(database.url, { max: 4, onnotice: () => {} });
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let receiver: Receiver | undefined;
+  const cleanUp = async () => {
+    await app?.stop();
+    await receiver?.close();
+    await sql.end({ timeout: 5 });
+    await database.drop();
+  };
+  process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    await migratePostgres(database.url);
+    const organization = newId("organization");
+    await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
+    await sql`insert into accounts (id, organization_id, name, livemode) values
+      (${MAIN}, ${organization}, 'Measured', true), (${NOISE}, ${organization}, 'Noise', true)`;
+    const token = (await issueToken(drizzle(sql, { schema }), { accountId: MAIN, kind: "secret", name: "bench" })).token;
+    app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+    const base = app.baseUrl;
+    console.log(`API benchmark, ${new Date().toISOString()}: sizes ${SIZES.join(", ")}; ${REQUESTS} requests per row at 2 connections.`);
+
+    const perSize = new Map<number, Map<string, Latency>>();
+    let loaded = 0;
+    for (const size of SIZES) {
+      const phase = performance.now();
+      const to = new Date(Date.now() - 86_400_000);
+      // Secondary indexes are dropped for the bulk load and re-created from their own definitions
+      // (far faster than maintaining them row by row; the same indexes).
+      const indexes = await sql<{ indexname: string; indexdef: string }[]>`
+        select indexname, indexdef from pg_indexes where tablename = 'events' and indexname <> 'events_pkey'`;
+      for (const index of indexes) await sql.unsafe(`drop index "${index.indexname}"`);
+      await loadSyntheticEvents(sql, { accountId: MAIN, events: size - loaded, to, from: new Date(to.getTime() - 365 * 86_400_000) });
+      await loadSyntheticEvents(sql, { accountId: NOISE, events: (size - loaded) / 10, to, from: new Date(to.getTime() - 365 * 86_400_000) });
+      loaded = size;
+      await sql`set maintenance_work_mem = '512MB'`;
+      for (const index of indexes) await sql.unsafe(index.indexdef);
+      await sql`vacuum (analyze) events`;
+      await sql`vacuum (analyze) event_counts`;
+      log(`${size.toLocaleString("en")} events loaded (+10 % noise) and vacuumed in ${elapsed(phase)}`);
+
+      const events = await sql<{ id: string; aggregate_id: string; type: string; created: Date }[]>`
+        select id, aggregate_id, type, created from events tablesample system (${Math.min(100, 2_000_000 / size)}) where account_id = ${MAIN} limit 2000`;
+      const day = (offsetDays: number) => new Date(Date.now() - offsetDays * 86_400_000 - 37 * 60_000).toISOString();
+      const ev = `/api/${MAIN}/events`;
+      const scenarios: [string, () => string][] = [
+        ["floor: GET /api/health", () => "/api/health"],
+        ["no filter", () => `${ev}`],
+        ["event_id", () => `${ev}?event_id=${pick(events).id}`],
+        ["aggregate_id", () => `${ev}?aggregate_id=${pick(events).aggregate_id}`],
+        ["aggregate_type", () => `${ev}?aggregate_type=${aggregateTypeOf(pick(EVENT_TYPES))}`],
+        ["event_type", () => `${ev}?event_type=${pick(EVENT_TYPES)}`],
+        ["aggregate_type + event_type", () => { const type = pick(EVENT_TYPES); return `${ev}?aggregate_type=${aggregateTypeOf(type)}&event_type=${type}`; }],
+        ["aggregate_id + event_type", () => { const e = pick(events); return `${ev}?aggregate_id=${e.aggregate_id}&event_type=${e.type}`; }],
+        ["created range (90 days, cut days)", () => `${ev}?created[gte]=${day(200)}&created[lt]=${day(110)}`],
+        ["created range + event_type", () => `${ev}?event_type=${pick(EVENT_TYPES)}&created[gte]=${day(300)}&created[lt]=${day(20)}`],
+        ["deep: offset=10000", () => `${ev}?offset=10000`],
+        ["deep: offset=10000 + aggregate_type", () => `${ev}?offset=10000&aggregate_type=${pick(["invoice", "payment", "customer"])}`],
+        ["deep: starting_after (anywhere)", () => `${ev}?starting_after=${pick(events).id}`],
+        ["deep: ending_before (anywhere)", () => `${ev}?ending_before=${pick(events).id}`],
+        ["deep: starting_after + event_type", () => { const e = pick(events); return `${ev}?event_type=${e.type}&starting_after=${e.id}`; }],
+      ];
+      const results = new Map<string, Latency>();
+      for (const [name, path] of scenarios) {
+        const check = await fetch(`${base}${path()}`, { headers: { authorization: `Bearer ${token}` } });
+        if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
+        await load(base, token, path, { connections: 2, amount: 40 });
+        const result = await load(base, token, path, { connections: 2, amount: REQUESTS });
+        results.set(name, result);
+        log(`${name.padEnd(38)} p50 ${String(result.p50).padStart(4)} ms  p99 ${String(result.p99).padStart(4)} ms${result.errors ? `  (${result.errors} errors)` : ""}`);
+      }
+      perSize.set(size, results);
+    }
+
+    if (SIZES.length > 1) {
+      const [small, large] = [SIZES[0]!, SIZES.at(-1)!];
+      console.log(`\nGrowth of p99 from ${small.toLocaleString("en")} to ${large.toLocaleString("en")} events (1.0 = flat):`);
+      for (const [name, result] of perSize.get(large)!) {
+        const before = perSize.get(small)!.get(name)!;
+        log(`${name.padEnd(38)} ${before.p99} → ${result.p99} ms  ×${(result.p99 / Math.max(1, before.p99)).toFixed(2)}`);
+      }
+    }
+
+    if (THROUGHPUT) {
+      receiver = await Receiver.start();
+      for (let i = 0; i < 3; i++) {
+        const created = await fetch(`${base}/api/${MAIN}/webhook-endpoints`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ url: receiver.url, events: ["customer.created"] }),
+        });
+        if (created.status !== 201) throw new Error(`endpoint: ${await created.text()}`);
+      }
+      const customer = await (await fetch(`${base}/api/customers`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ email: "bench@example.com" }),
+      })).json() as { id: string };
+      const [anAggregate] = await sql<{ aggregate_id: string }[]>`select aggregate_id from events where account_id = ${MAIN} limit 1`;
+      let n = 0;
+      const hot: [string, Parameters<typeof load>[3], () => string][] = [
+        ["GET /api/health (floor)", { connections: 16, duration: SECONDS }, () => "/api/health"],
+        ["GET /api/customers/{id}", { connections: 16, duration: SECONDS }, () => `/api/customers/${customer.id}`],
+        ["GET /api/{acc}/events?aggregate_id=…", { connections: 16, duration: SECONDS }, () => `/api/${MAIN}/events?aggregate_id=${anAggregate!.aggregate_id}`],
+        ["POST /api/customers (3 endpoints)", { connections: 16, duration: SECONDS, method: "POST", body: () => JSON.stringify({ email: `c${++n}@example.com` }) }, () => "/api/customers"],
+        ["GET /api/health (floor, again)", { connections: 16, duration: SECONDS }, () => "/api/health"],
+      ];
+      console.log(`\nThroughput at 16 connections, ${SECONDS} s each (webhook deliveries to a loopback HTTPS receiver running meanwhile):`);
+      let floor = 0;
+      for (const [name, options, path] of hot) {
+        await load(base, token, path, { ...options, duration: 2 });
+        const result = await load(base, token, path, options);
+        if (name.startsWith("GET /api/health (floor)")) floor = result.rps;
+        log(`${name.padEnd(38)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  ×${(result.rps / floor).toFixed(2)} of the floor${result.errors ? `  (${result.errors} errors)` : ""}`);
+      }
+    }
+
+    // The counters' cost on the write path, isolated: the event insert of emitEvent alone, and
+    // with its counter upsert, in one transaction each, 16 at a time for SECONDS each.
+    console.log(`\nWrite path: transactions/s at 16 connections inserting one event, without and with its counter upsert:`);
+    const writer = postgres(database.url, { max: 16, onnotice: () => {} });
+    for (const withCounts of [false, true, false, true]) {
+      let done = 0;
+      const until = performance.now() + SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (performance.now() < until) {
+            await writer.begin(async (tx) => {
+              const id = `evt_prod_w${randomBytes(12).toString("hex")}`;
+              await tx`insert into events (id, account_id, type, aggregate_type, aggregate_id, data, metadata, version, sequence, created)
+                values (${id}, ${MAIN}, 'customer.created', 'customer', ${id}, '{}', '{}', 1, 1, now())`;
+              if (withCounts) {
+                const shard = Math.floor(Math.random() * 8);
+                await tx`insert into event_counts (account_id, dimension, value, day, shard, count) values
+                  (${MAIN}, 'all', '', current_date, ${shard}, 1), (${MAIN}, 'aggregate_type', 'customer', current_date, ${shard}, 1),
+                  (${MAIN}, 'type', 'customer.created', current_date, ${shard}, 1)
+                  on conflict (account_id, dimension, value, day, shard) do update set count = event_counts.count + excluded.count`;
+              }
+            });
+            done++;
+          }
+        }),
+      );
+      log(`${withCounts ? "with counters   " : "without counters"} ${(done / SECONDS).toFixed(0)} tx/s`);
+    }
+    await writer.end({ timeout: 5 });
+  } finally {
+    await cleanUp();
+  }
+}
+
+await main();
