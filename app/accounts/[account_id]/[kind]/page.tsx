@@ -1,0 +1,36 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { Suspense } from "react";
+import { OBJECT_KIND_TITLES } from "@/components/objects/titles";
+import { ObjectList } from "@/components/objects/object-list";
+import { ObjectCreate } from "@/components/objects/object-create";
+import { Loading, PageHeader } from "@/components/ui";
+
+type Params = { params: Promise<{ account_id: string; kind: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { kind } = await params;
+  return { title: `${OBJECT_KIND_TITLES[kind] ?? "Not found"} · Billing Service` };
+}
+
+/**
+ * The list of one kind of billing object without a page of its own (products, prices, coupons,
+ * payments, payment intents, refunds, checkout sessions). Any other segment is a 404 in the frame.
+ */
+export default async function ObjectListPage({ params }: Params) {
+  const { account_id, kind } = await params;
+  const title = OBJECT_KIND_TITLES[kind];
+  if (!title) notFound();
+  return (
+    <>
+      <PageHeader title={title} />
+      <div className="space-y-4">
+        <ObjectCreate accountId={account_id} slug={kind} />
+        {/* The list reads its filters and page from the URL (useSearchParams): a Suspense boundary. */}
+        <Suspense fallback={<Loading what={`Loading ${title.toLowerCase()}`} />}>
+          <ObjectList accountId={account_id} slug={kind} />
+        </Suspense>
+      </div>
+    </>
+  );
+}
