@@ -8,3 +8,9 @@ export const OBJECT_KIND_TITLES: Record<string, string> = {
   refunds: "Refunds",
   "checkout-sessions": "Checkout sessions",
 };
+
+/** The generic kinds in two groups, shown as tabs above each list. */
+export const OBJECT_KIND_GROUPS: string[][] = [
+  ["products", "prices", "coupons"],
+  ["payments", "payment-intents", "refunds", "checkout-sessions"],
+];
