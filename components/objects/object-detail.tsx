@@ -4,7 +4,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, CopyButton, PageHeader, StatusBadge } from "@/components/ui";
+import { Card, PageHeader, StatusBadge } from "@/components/ui";
+import { RawJson } from "@/components/ui/raw-json";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { objectKind, type ApiObject } from "./kinds";
 import { ObjectLink } from "./links";
@@ -30,7 +31,6 @@ export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug:
   const fallback = detailFallback(query, { noun: kind.noun, id, back, notFoundHint: `It may belong to another account, or it was deleted.` });
   if (fallback) return fallback;
   const object = query.data!;
-  const json = JSON.stringify(object, null, 2);
   const fields = Object.entries(object).filter(([name]) => name !== "object" && name !== "metadata" && name !== "line_items");
 
   return (
@@ -52,11 +52,7 @@ export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug:
             ))}
           </dl>
         </Card>
-        <Card title="JSON" actions={<CopyButton value={json} label="Copy JSON" />}>
-          <pre className="max-h-96 overflow-auto rounded bg-slate-50 p-3 font-mono text-xs" data-testid="object-json">
-            {json}
-          </pre>
-        </Card>
+        <RawJson value={object} />
       </div>
     </>
   );
