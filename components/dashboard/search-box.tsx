@@ -22,7 +22,7 @@ export function SearchBox({ accountId }: { accountId: string }) {
     <form role="search" onSubmit={submit} className="w-full sm:w-64">
       <input
         type="search"
-        aria-label="Search by id, email or name"
+        aria-label="Search"
         placeholder="Search id, email or name"
         value={value}
         onChange={(event) => setValue(event.target.value)}

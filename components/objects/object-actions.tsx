@@ -42,7 +42,7 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
         invalidate={[["prices", accountId]]}
         onDone={(price) => router.push(`/accounts/${accountId}/prices/${encodeURIComponent(String(price.id))}`)}
         fields={[
-          { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "In the currency's units, e.g. 12.50" },
+          { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50" },
           { name: "currency", label: "Currency", initial: "usd", required: true },
           {
             name: "interval",
