@@ -6,7 +6,7 @@ import type { Invoice } from "./types";
 
 /**
  * Finalize a draft; pay an open invoice (with the sandbox card in a sandbox account, or as paid out
- * of band); void it. Paying and voiding ask first.
+ * of band); void an open one (the API voids open or uncollectible invoices only). Paying and voiding ask first.
  */
 export function InvoiceActions({ accountId, invoice }: { accountId: string; invoice: Invoice }) {
   const path = `/${accountId}/invoices/${encodeURIComponent(invoice.id)}`;
@@ -38,13 +38,15 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
           }}
         />
       )}
-      <ApiAction
-        label="Void"
-        path={`${path}/void`}
-        variant="danger"
-        invalidate={invalidate}
-        confirm={{ title: "Void this invoice?", body: "It can no longer be paid. This cannot be undone.", label: "Void invoice" }}
-      />
+      {invoice.status === "open" && (
+        <ApiAction
+          label="Void"
+          path={`${path}/void`}
+          variant="danger"
+          invalidate={invalidate}
+          confirm={{ title: "Void this invoice?", body: "It can no longer be paid. This cannot be undone.", label: "Void invoice" }}
+        />
+      )}
     </div>
   );
 }
