@@ -10,7 +10,7 @@ beforeAll(async () => {
     ["ada@lovelace.example", "Ada Lovelace"],
     ["grace@hopper.example", "Grace Hopper"],
     ["adam_smith@example.com", null],
-    ["percent%x@example.com", "100% Customer"],
+    ["pct@example.com", "100% Customer"],
   ] as const) {
     const response = await merchant.client.post("/customers", { email, ...(name ? { name } : {}) });
     expect(response.status).toBe(201);
@@ -36,7 +36,7 @@ describe("customer search (q)", () => {
     expect(await search("ada_")).toEqual({ emails: [], total: 0 });
     expect(await search("adam_")).toEqual({ emails: ["adam_smith@example.com"], total: 1 });
     expect(await search("%")).toEqual({ emails: [], total: 0 });
-    expect(await search("100%")).toEqual({ emails: ["percent%x@example.com"], total: 1 });
+    expect(await search("100%")).toEqual({ emails: ["pct@example.com"], total: 1 });
   });
 
   it("refuses an empty or oversized q with a problem naming it", async () => {
