@@ -1,36 +1,9 @@
 /** Runs once when the Next.js server starts (on Vercel: once per function instance). */
 export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  if (process.env.NEXT_PHASE === "phase-production-build") return;
-  // next-auth builds its callback URLs from NEXTAUTH_URL, checkout its page URLs; default to where
-  // this process listens (on Vercel: the production domain, or a preview's deployment URL).
-  const vercelHost =
-    process.env.VERCEL_ENV === "production" ? (process.env.VERCEL_PROJECT_PRODUCTION_URL ?? process.env.VERCEL_URL) : process.env.VERCEL_URL;
-  process.env.NEXTAUTH_URL ??= vercelHost ? `https://${vercelHost}` : `http://localhost:${process.env.PORT ?? 3000}`;
-  const { config } = await import("@/lib/config");
-  try {
-    config();
-  } catch (error) {
-    // A misconfigured server must not start and answer 500s: say why and stop.
-    console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+  // Node-only code lives in its own module behind this check, the pattern Next documents: the
+  // Edge compile then drops it instead of warning about process.exit.
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { registerNode } = await import("./instrumentation-node");
+    await registerNode();
   }
-  const { installHttpGuard } = await import("@/lib/http/guard");
-  installHttpGuard({ trustProxy: config().trustProxy });
-  if (!config().databaseUrl) {
-    const { startEmbedded } = await import("@/lib/embedded");
-    await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
-  }
-  if (config().inngestConfigured) return;
-  if (config().serverless) {
-    // No timers: an instance is frozen after its response. See lib/jobs/serverless.ts.
-    console.log("Serverless (VERCEL=1) without Inngest: first webhook attempts run after each response; retries and time-driven transitions run from Vercel Cron (/api/cron/*).");
-    return;
-  }
-  // Without Inngest, this long-lived process delivers webhooks and runs time-driven transitions itself.
-  const { deliveryDriver } = await import("@/lib/webhooks/driver");
-  deliveryDriver().start();
-  const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
-  const { runAllDueTransitions } = await import("@/lib/clock/service");
-  clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
 }

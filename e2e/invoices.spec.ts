@@ -27,7 +27,8 @@ test("invoices: the list, one invoice's page, and its timeline", async ({ page }
   const row = list.getByRole("row").filter({ hasText: invoiceId });
   await expect(row.getByText("open", { exact: true })).toBeVisible();
   await expect(row).toContainText("$30.00");
-  await expect(row.getByRole("link", { name: customer.body.id })).toBeVisible();
+  // The customer by email (no name given), linked to their page.
+  await expect(row.getByRole("link", { name: "jenny@example.com" })).toHaveAttribute("href", `/accounts/${merchant.accountId}/customers/${customer.body.id}`);
 
   // The status filter lives in the URL and narrows the list.
   await page.getByLabel("Status").selectOption("paid");

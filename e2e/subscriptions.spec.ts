@@ -32,7 +32,10 @@ test("subscriptions: the list, one subscription's page, its invoice and its time
   const list = page.getByRole("table", { name: "Subscriptions" });
   const row = list.getByRole("row").filter({ hasText: subscriptionId });
   await expect(row.getByText("active", { exact: true })).toBeVisible();
-  await expect(row.getByRole("link", { name: customer.body.id })).toBeVisible();
+  // The customer by email (no name given), linked to their page.
+  await expect(row.getByRole("link", { name: "jenny@example.com" })).toHaveAttribute("href", `/accounts/${merchant.accountId}/customers/${customer.body.id}`);
+  // The plan: product, price and interval.
+  await expect(row).toContainText("Pro plan · $20.00 / month");
 
   // The status filter lives in the URL and narrows the list.
   await page.getByLabel("Status").selectOption("paused");

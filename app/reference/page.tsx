@@ -1,8 +1,12 @@
 import type { Metadata } from "next";
-import { ApiReference } from "@/components/api-reference";
+import { ReferencePage } from "@/components/reference/reference-page";
+import { openApiDocument } from "@/lib/openapi";
 
 export const metadata: Metadata = { title: "API reference · Billing Service" };
 
-export default function ReferencePage() {
-  return <ApiReference specUrl="/api/openapi.json" />;
+// The document is fixed at build time, so the page is prerendered: plain HTML, no request to anyone.
+export const dynamic = "force-static";
+
+export default function Reference() {
+  return <ReferencePage document={openApiDocument()} />;
 }

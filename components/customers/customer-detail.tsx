@@ -5,6 +5,7 @@ import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton } from "@/components/ui";
+import { EditCustomer } from "./customer-forms";
 import { customerQueryKeys, customersHref } from "./format";
 import type { Customer } from "./types";
 
@@ -35,6 +36,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
         </div>
       </div>
       <div className="space-y-4">
+        <EditCustomer accountId={accountId} customer={customer} />
         <Card title="Customer">
           <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
             <DetailItem label="Id">

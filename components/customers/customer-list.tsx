@@ -6,6 +6,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
+import { Truncated } from "@/components/objects/links";
 import { Card, ErrorBox, Loading, Table } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
 import { customerHref, customerQueryKeys } from "./format";
@@ -27,13 +28,16 @@ export function CustomerList({ accountId }: { accountId: string }) {
   const pathname = usePathname();
   const searchParams = useSearchParams();
   const offset = readOffset(searchParams.get("offset"));
+  const q = searchParams.get("q") ?? "";
 
   const query = useQuery({
-    queryKey: [...customerQueryKeys.customers(accountId), "list", { offset }],
+    queryKey: [...customerQueryKeys.customers(accountId), "list", { offset, q }],
     // The offset travels with the page so the range text matches the rows shown, also while a
     // previous page stands in for the one loading.
     queryFn: async () => ({
-      ...(await apiFetch<ListEnvelope<Customer>>(`/${accountId}/customers?limit=${LIMIT}&offset=${offset}`)),
+      ...(await apiFetch<ListEnvelope<Customer>>(
+        `/${accountId}/customers?limit=${LIMIT}&offset=${offset}${q ? `&q=${encodeURIComponent(q)}` : ""}`,
+      )),
       offset,
     }),
     placeholderData: keepPreviousData,
@@ -41,7 +45,10 @@ export function CustomerList({ accountId }: { accountId: string }) {
 
   function goTo(nextOffset: number) {
     // replace, not push: paging should not pile up in the back history.
-    router.replace(nextOffset > 0 ? `${pathname}?offset=${nextOffset}` : pathname, { scroll: false });
+    const params = new URLSearchParams();
+    if (q) params.set("q", q);
+    if (nextOffset > 0) params.set("offset", String(nextOffset));
+    router.replace(params.size > 0 ? `${pathname}?${params}` : pathname, { scroll: false });
   }
 
   if (query.isPending) return <Loading what="Loading customers" />;
@@ -54,7 +61,11 @@ export function CustomerList({ accountId }: { accountId: string }) {
       {query.isError && <ErrorBox error={query.error} />}
       {items.length === 0 ? (
         <p className="py-4 text-sm text-slate-600">
-          {total > 0 ? "No customers on this page." : "No customers yet. Create one with POST /api/customers from your server."}
+          {q
+            ? `No customer's email or name starts with "${q}".`
+            : total > 0
+              ? "No customers on this page."
+              : "No customers yet. Create one here, or with POST /api/customers from your server."}
         </p>
       ) : (
         <Table label="Customers" head={["Email", "Name", "Created", "Events"]}>
@@ -65,10 +76,10 @@ export function CustomerList({ accountId }: { accountId: string }) {
                   href={customerHref(accountId, customer.id)}
                   className="break-all font-medium text-indigo-700 underline hover:text-indigo-900"
                 >
-                  {customer.email}
+                  <Truncated text={customer.email} />
                 </Link>
               </td>
-              <td className="px-2 py-2">{customer.name ?? <span className="text-slate-500">—</span>}</td>
+              <td className="px-2 py-2">{customer.name ? <Truncated text={customer.name} /> : <span className="text-slate-500">—</span>}</td>
               <td className="whitespace-nowrap px-2 py-2">
                 <Time iso={customer.created} />
               </td>

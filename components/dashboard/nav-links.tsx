@@ -8,6 +8,8 @@ const LINKS = [
   { href: "/customers", label: "Customers" },
   { href: "/subscriptions", label: "Subscriptions" },
   { href: "/invoices", label: "Invoices" },
+  { href: "/products", label: "Products" },
+  { href: "/payments", label: "Payments" },
   { href: "/tokens", label: "API tokens" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },

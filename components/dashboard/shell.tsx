@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import type { OrganizationAccount } from "@/lib/auth/users";
 import { AccountSwitcher } from "./account-switcher";
 import { NavLinks } from "./nav-links";
+import { SearchBox } from "./search-box";
 import { SignOutButton } from "./sign-out-button";
 
 /** The frame of every dashboard page: navigation, the account switcher, and the sandbox marker. */
@@ -32,6 +33,7 @@ export function DashboardShell({
           </Link>
           <NavLinks base={base} />
           <div className="ml-auto flex items-center gap-3">
+            <SearchBox accountId={account.id} />
             <AccountSwitcher current={account} accounts={accounts} />
             <span className="hidden text-sm text-slate-500 md:inline">{userEmail}</span>
             <SignOutButton />

@@ -6,6 +6,7 @@ import { ApiError, apiFetch } from "@/components/api-client";
 import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
 import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
+import { RawJson } from "@/components/ui/raw-json";
 import { DeliveryCard } from "./delivery-card";
 import { eventsHref, formatJson, isInFlight, queryKeys } from "./format";
 import type { EventFull, EventItem } from "./types";
@@ -59,6 +60,7 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
           <DataDiff before={event.previous_data} after={event.data} />
         </Card>
 
+        <RawJson title="Raw JSON (as GET /events/{id} returns it)" value={event} />
         <Card title="Deliveries">
           {deliveries.length === 0 ? (
             <p className="text-sm text-slate-600">

@@ -9,6 +9,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import type { Invoice } from "./types";
+import { InvoiceActions } from "./invoice-actions";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
@@ -43,6 +44,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
         </div>
       </div>
       <div className="space-y-4">
+        <InvoiceActions accountId={accountId} invoice={invoice} />
         <Card title="Invoice">
           <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
             <DetailItem label="Status">

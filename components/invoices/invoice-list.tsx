@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { customerHref } from "@/components/customers/format";
+import { CustomerName } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
@@ -30,9 +30,7 @@ export function InvoiceList({ accountId }: { accountId: string }) {
           </Link>
         </td>
         <td className="px-2 py-2">
-          <Link href={customerHref(accountId, invoice.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
-            {invoice.customer}
-          </Link>
+          <CustomerName accountId={accountId} id={invoice.customer} />
         </td>
         <td className="px-2 py-2">
           <StatusBadge status={invoice.status} />

@@ -48,7 +48,11 @@ export function BillingStatusCard({ accountId }: { accountId: string }) {
   });
 
   return (
-    <Card title="Billing status">
+    <Card title="Your billing status with the platform">
+      {/* Whose standing and which clock: the card sits beside the sandbox's test clock, which does not move it. */}
+      <p className="mb-3 text-xs text-slate-500">
+        Your organization&apos;s own subscription to this platform, not your customers&apos;. Its dates run on real time: a sandbox test clock does not change them.
+      </p>
       {query.isPending ? (
         <Loading what="Loading billing status" />
       ) : query.isError ? (

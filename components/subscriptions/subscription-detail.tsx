@@ -9,6 +9,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
 import type { Subscription } from "./types";
+import { SubscriptionActions } from "./subscription-actions";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
@@ -43,6 +44,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
         </div>
       </div>
       <div className="space-y-4">
+        <SubscriptionActions accountId={accountId} subscription={subscription} />
         <Card title="Subscription">
           <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
             <DetailItem label="Status">

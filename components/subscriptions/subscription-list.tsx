@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { customerHref } from "@/components/customers/format";
+import { CustomerName, PlanSummary } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
@@ -20,7 +20,7 @@ export function SubscriptionList({ accountId }: { accountId: string }) {
       noun={["subscription", "subscriptions"]}
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
-      head={["Subscription", "Customer", "Status", "Items", "Current period end", "Created", "Events"]}
+      head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
       emptyHint="No subscriptions yet. Create one with POST /api/subscriptions from your server."
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
@@ -33,14 +33,16 @@ export function SubscriptionList({ accountId }: { accountId: string }) {
           </Link>
         </td>
         <td className="px-2 py-2">
-          <Link href={customerHref(accountId, subscription.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
-            {subscription.customer}
-          </Link>
+          <CustomerName accountId={accountId} id={subscription.customer} />
         </td>
         <td className="px-2 py-2">
           <StatusBadge status={subscription.status} />
         </td>
-        <td className="px-2 py-2 tabular-nums">{subscription.items.length}</td>
+        <td className="px-2 py-2">
+          {subscription.items.map((item) => (
+            <PlanSummary key={item.id} accountId={accountId} priceId={item.price} quantity={item.quantity} />
+          ))}
+        </td>
         <td className="whitespace-nowrap px-2 py-2">
           <Time iso={subscription.current_period_end} />
         </td>

@@ -151,7 +151,8 @@ export function ErrorBox({ error }: { error: unknown }) {
 
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return "—";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  // "long" time carries the zone (e.g. "10:05:00 AM UTC"): a bare time is ambiguous across teams.
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
 }
 
 export function Field({ label, error, children, hint }: { label: string; error?: string; children: ReactNode; hint?: string }) {

@@ -27,5 +27,12 @@ export const customers = pgTable(
     index("customers_account_email_idx")
       .on(t.accountId, t.email)
       .where(sql`${t.deletedAt} is null`),
+    // The list's `q` filter (dashboard search): a case-insensitive prefix of the email or the name.
+    index("customers_account_email_prefix_idx")
+      .on(t.accountId, sql`lower(email) text_pattern_ops`)
+      .where(sql`${t.deletedAt} is null`),
+    index("customers_account_name_prefix_idx")
+      .on(t.accountId, sql`lower(name) text_pattern_ops`)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );

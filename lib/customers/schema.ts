@@ -49,6 +49,15 @@ export const DeletedCustomer = z
 export const CustomerList = listEnvelopeSchema(Customer, "CustomerList");
 
 export const CustomerExpandQuery = z.strictObject({ expand: expandQuery("custom_fields") });
-export const CustomerListQuery = PaginationQuery.extend({ expand: expandQuery("custom_fields") });
+export const CustomerListQuery = PaginationQuery.extend({
+  expand: expandQuery("custom_fields"),
+  q: z
+    .string()
+    .trim()
+    .min(1, { error: "q must not be empty." })
+    .max(200, { error: "q has at most 200 characters." })
+    .optional()
+    .meta({ description: "Only customers whose email or name starts with this text (case-insensitive), e.g. `ada` or `ada@ex`." }),
+});
 
 export type CustomerObject = z.input<typeof Customer>;

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "@/db/client";
 import { pageOf } from "@/db/page";
@@ -58,8 +58,12 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
   return row;
 }
 
-export async function listCustomers({ ctx, input }: Verb<Page>): Promise<{ rows: CustomerRow[] } & PageInfo> {
-  return pageOf(customers, live(ctx.accountId), input);
+export async function listCustomers({ ctx, input }: Verb<Page & { q?: string }>): Promise<{ rows: CustomerRow[] } & PageInfo> {
+  if (!input.q) return pageOf(customers, live(ctx.accountId), input);
+  // A prefix match on lower(…), served by the text_pattern_ops indexes; LIKE's wildcards are escaped.
+  const prefix = `${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const matches = or(sql`lower(${customers.email}) like ${prefix}`, sql`lower(${customers.name}) like ${prefix}`);
+  return pageOf(customers, and(live(ctx.accountId), matches), input);
 }
 
 export async function updateCustomer({

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { CreateCustomer } from "@/components/customers/customer-forms";
 import { CustomerList } from "@/components/customers/customer-list";
 import { Loading, PageHeader } from "@/components/ui";
 
@@ -10,7 +11,9 @@ export default async function CustomersPage({ params }: { params: Promise<{ acco
   const { account_id } = await params;
   return (
     <>
-      <PageHeader title="Customers" />
+      <PageHeader title="Customers">
+        <CreateCustomer accountId={account_id} />
+      </PageHeader>
       {/* CustomerList reads the page from the URL (useSearchParams), which needs a Suspense boundary. */}
       <Suspense fallback={<Loading what="Loading customers" />}>
         <CustomerList accountId={account_id} />

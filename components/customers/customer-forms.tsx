@@ -1,0 +1,60 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { ApiForm } from "@/components/objects/api-form";
+import { Button, Card } from "@/components/ui";
+import { customerHref, customerQueryKeys } from "./format";
+import type { Customer } from "./types";
+
+/** "New customer" above the list: email and name, then to the new customer's page. */
+export function CreateCustomer({ accountId }: { accountId: string }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  if (!open) return <Button onClick={() => setOpen(true)}>New customer</Button>;
+  return (
+    <Card title="New customer" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+      <ApiForm
+        label="New customer"
+        submitLabel="Create customer"
+        path={`/${accountId}/customers`}
+        invalidate={[customerQueryKeys.customers(accountId)]}
+        onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
+        fields={[
+          { name: "email", label: "Email", kind: "email", required: true },
+          { name: "name", label: "Name (optional)" },
+        ]}
+        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
+      />
+    </Card>
+  );
+}
+
+/** Edit the customer's email and name in place. */
+export function EditCustomer({ accountId, customer }: { accountId: string; customer: Customer }) {
+  const [open, setOpen] = useState(false);
+  if (!open) {
+    return (
+      <Button variant="secondary" onClick={() => setOpen(true)}>
+        Edit customer
+      </Button>
+    );
+  }
+  return (
+    <Card title="Edit customer" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+      <ApiForm
+        label="Edit customer"
+        submitLabel="Save"
+        path={`/${accountId}/customers/${encodeURIComponent(customer.id)}`}
+        invalidate={[customerQueryKeys.customers(accountId)]}
+        onDone={() => setOpen(false)}
+        fields={[
+          { name: "email", label: "Email", kind: "email", required: true, initial: customer.email },
+          { name: "name", label: "Name", initial: customer.name ?? "" },
+        ]}
+        // An emptied name clears it (null); an untouched empty one is not sent.
+        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : customer.name ? { name: null } : {}) })}
+      />
+    </Card>
+  );
+}

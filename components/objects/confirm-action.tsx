@@ -1,0 +1,74 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { apiFetch } from "@/components/api-client";
+import { Button } from "@/components/ui";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+
+/**
+ * One button that calls one API operation. With `confirm`, a dialog asks first (destructive
+ * steps) and shows the API's problem in place if the call fails.
+ */
+export function ApiAction({
+  label,
+  path,
+  method = "POST",
+  body,
+  invalidate,
+  confirm,
+  variant = "secondary",
+  onDone,
+}: {
+  label: string;
+  path: string;
+  method?: string;
+  body?: unknown;
+  invalidate: readonly (readonly unknown[])[];
+  confirm?: { title: string; body: string; label: string };
+  variant?: "primary" | "secondary" | "danger";
+  onDone?: (result: Record<string, unknown>) => void;
+}) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const mutation = useMutation({
+    mutationFn: () => apiFetch<Record<string, unknown>>(path, { method, body: body ?? {} }),
+    onSuccess: async (result) => {
+      setOpen(false);
+      await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+      onDone?.(result);
+    },
+  });
+  return (
+    <>
+      <Button
+        variant={variant}
+        disabled={mutation.isPending}
+        onClick={() => {
+          mutation.reset();
+          if (confirm) setOpen(true);
+          else mutation.mutate();
+        }}
+      >
+        {label}
+      </Button>
+      {!confirm && mutation.error ? (
+        <span role="alert" className="text-sm text-red-700">
+          {mutation.error.message}
+        </span>
+      ) : null}
+      {open && confirm && (
+        <ConfirmDialog
+          title={confirm.title}
+          confirmLabel={confirm.label}
+          busy={mutation.isPending}
+          error={mutation.error}
+          onCancel={() => setOpen(false)}
+          onConfirm={() => mutation.mutate()}
+        >
+          {confirm.body}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}

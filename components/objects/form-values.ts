@@ -1,0 +1,33 @@
+/** What forms send and show: plain words for validator messages, typed money as atoms. */
+
+/**
+ * Validator wording in plain words: "Too big: expected string to have <=2048 characters" reads
+ * "At most 2048 characters." The API's own sentences pass through unchanged.
+ */
+export function plainMessage(message: string): string {
+  const size = /^Too (big|small): expected (\w+) to (?:have|be) ([<>]=?)\s*([\d.]+)\s*(\w*)/.exec(message);
+  if (size) {
+    const [, , type, op, limit, unit] = size;
+    const most = op!.startsWith("<");
+    if (type === "string") return `${most ? "At most" : "At least"} ${limit} ${limit === "1" ? "character" : unit || "characters"}.`;
+    if (type === "array") return `${most ? "At most" : "At least"} ${limit} items.`;
+    return `Must be ${most ? "at most" : "at least"} ${limit}.`;
+  }
+  const invalid = /^Invalid input: expected (\w+), received (\w+)/.exec(message);
+  if (invalid) return invalid[2] === "undefined" ? "Required." : `Must be a ${invalid[1]}.`;
+  if (/^Invalid option: expected one of/.test(message)) return `Must be one of ${message.replace(/^Invalid option: expected one of\s*/, "").replaceAll("|", ", ")}.`;
+  return message;
+}
+
+/** Decimal money as the user types it ("12.50") to integer atoms of the currency. */
+export function toAtoms(value: string, currency: string): number | string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // An unknown currency: the API names the problem beside the currency field.
+  }
+  const trimmed = value.trim();
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return trimmed; // sent as is: the API says what is wrong with it
+  return Math.round(Number(trimmed) * 10 ** digits);
+}

@@ -1,0 +1,187 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { Time } from "@/components/events/bits";
+import { formatMoney } from "@/components/invoices/format";
+import { StatusBadge } from "@/components/ui";
+import { ObjectLink, Truncated } from "./links";
+
+/** A billing object as the API returns it (JSON). */
+export type ApiObject = Record<string, unknown> & { id: string };
+
+export type Filter = { key: string; label: string; options?: readonly string[]; placeholder?: string };
+export type Column = { label: string; cell: (object: ApiObject, accountId: string) => ReactNode };
+
+/** One kind of billing object the generic list and detail pages show (products, refunds…). */
+export type ObjectKind = {
+  /** The dashboard URL segment, e.g. `payment-intents`. */
+  slug: string;
+  title: string;
+  noun: string;
+  /** The API path segment after the account, e.g. `checkout/sessions`. */
+  api: string;
+  filters: Filter[];
+  columns: Column[];
+  /** What names the object on its detail page. */
+  name: (object: ApiObject) => string;
+  empty: string;
+};
+
+const str = (object: ApiObject, key: string) => (typeof object[key] === "string" ? (object[key] as string) : undefined);
+const num = (object: ApiObject, key: string) => (typeof object[key] === "number" ? (object[key] as number) : undefined);
+
+export function money(object: ApiObject, key: string): string {
+  const atoms = num(object, key);
+  return atoms === undefined ? "—" : formatMoney(atoms, str(object, "currency") ?? "usd");
+}
+
+const idColumn = (label = "Id"): Column => ({ label, cell: (o, a) => <ObjectLink accountId={a} id={o.id} /> });
+const createdColumn: Column = { label: "Created", cell: (o) => <Time iso={str(o, "created")} /> };
+const statusColumn = (key = "status", label = "Status"): Column => ({
+  label,
+  cell: (o) => <StatusBadge status={str(o, key) ?? ""} />,
+});
+const activeColumn: Column = {
+  label: "Status",
+  cell: (o) => <StatusBadge status={o.active ? "active" : "archived"} label={o.active ? "active" : "archived"} />,
+};
+const linkColumn = (key: string, label: string): Column => ({ label, cell: (o, a) => <ObjectLink accountId={a} id={o[key]} /> });
+const ACTIVE_FILTER: Filter = { key: "active", label: "Status", options: ["true", "false"] };
+
+export function priceLabel(price: ApiObject): string {
+  const amount = money(price, "unit_amount_atom");
+  const recurring = price.recurring as { interval?: string; interval_count?: number } | null | undefined;
+  if (!recurring?.interval) return amount;
+  return recurring.interval_count && recurring.interval_count > 1
+    ? `${amount} every ${recurring.interval_count} ${recurring.interval}s`
+    : `${amount} / ${recurring.interval}`;
+}
+
+export const OBJECT_KINDS: ObjectKind[] = [
+  {
+    slug: "products",
+    title: "Products",
+    noun: "product",
+    api: "products",
+    filters: [ACTIVE_FILTER],
+    columns: [
+      { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
+      activeColumn,
+      idColumn(),
+      createdColumn,
+    ],
+    name: (o) => str(o, "name") ?? o.id,
+    empty: "No products yet.",
+  },
+  {
+    slug: "prices",
+    title: "Prices",
+    noun: "price",
+    api: "prices",
+    filters: [{ key: "product", label: "Product", placeholder: "prod_…" }, ACTIVE_FILTER, { key: "type", label: "Type", options: ["one_time", "recurring"] }],
+    columns: [
+      { label: "Price", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{priceLabel(o)}</ObjectLink> },
+      { label: "Nickname", cell: (o) => <Truncated text={str(o, "nickname") ?? "—"} /> },
+      linkColumn("product", "Product"),
+      activeColumn,
+      createdColumn,
+    ],
+    name: (o) => str(o, "nickname") ?? priceLabel(o),
+    empty: "No prices yet.",
+  },
+  {
+    slug: "coupons",
+    title: "Coupons",
+    noun: "coupon",
+    api: "coupons",
+    filters: [],
+    columns: [
+      { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
+      { label: "Off", cell: (o) => (num(o, "percent_off") !== undefined ? `${num(o, "percent_off")} %` : money(o, "amount_off_atom")) },
+      { label: "Duration", cell: (o) => (o.duration === "repeating" ? `${num(o, "duration_in_months")} months` : str(o, "duration")) },
+      { label: "Redeemed", cell: (o) => `${num(o, "times_redeemed") ?? 0}${num(o, "max_redemptions") ? ` of ${num(o, "max_redemptions")}` : ""}` },
+      createdColumn,
+    ],
+    name: (o) => str(o, "name") ?? o.id,
+    empty: "No coupons yet.",
+  },
+  {
+    slug: "payment-intents",
+    title: "Payment intents",
+    noun: "payment intent",
+    api: "payment-intents",
+    filters: [
+      {
+        key: "status",
+        label: "Status",
+        options: ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "requires_capture", "partially_funded", "succeeded", "canceled"],
+      },
+      { key: "customer", label: "Customer", placeholder: "cus_…" },
+    ],
+    columns: [
+      { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
+      statusColumn(),
+      linkColumn("customer", "Customer"),
+      linkColumn("invoice", "Invoice"),
+      createdColumn,
+    ],
+    name: (o) => `${money(o, "amount_atom")} payment intent`,
+    empty: "No payment intents yet.",
+  },
+  {
+    slug: "payments",
+    title: "Payments",
+    noun: "payment",
+    api: "payments",
+    filters: [{ key: "payment_intent", label: "Payment intent", placeholder: "pi_…" }],
+    columns: [
+      { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
+      { label: "Refunded", cell: (o) => money(o, "amount_refunded_atom") },
+      statusColumn(),
+      linkColumn("payment_intent", "Payment intent"),
+      createdColumn,
+    ],
+    name: (o) => `${money(o, "amount_atom")} payment`,
+    empty: "No payments yet.",
+  },
+  {
+    slug: "refunds",
+    title: "Refunds",
+    noun: "refund",
+    api: "refunds",
+    filters: [{ key: "payment", label: "Payment", placeholder: "py_…" }],
+    columns: [
+      { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
+      statusColumn(),
+      { label: "Reason", cell: (o) => str(o, "reason") ?? "—" },
+      linkColumn("payment", "Payment"),
+      createdColumn,
+    ],
+    name: (o) => `${money(o, "amount_atom")} refund`,
+    empty: "No refunds yet.",
+  },
+  {
+    slug: "checkout-sessions",
+    title: "Checkout sessions",
+    noun: "checkout session",
+    api: "checkout/sessions",
+    filters: [
+      { key: "status", label: "Status", options: ["open", "complete", "expired"] },
+      { key: "customer", label: "Customer", placeholder: "cus_…" },
+    ],
+    columns: [
+      { label: "Total", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_total_atom")}</ObjectLink> },
+      { label: "Mode", cell: (o) => str(o, "mode") },
+      statusColumn(),
+      statusColumn("payment_status", "Payment"),
+      { label: "Customer", cell: (o, a) => (o.customer ? <ObjectLink accountId={a} id={o.customer} /> : <Truncated text={str(o, "customer_email") ?? "—"} />) },
+      createdColumn,
+    ],
+    name: (o) => `${money(o, "amount_total_atom")} checkout session`,
+    empty: "No checkout sessions yet.",
+  },
+];
+
+export function objectKind(slug: string): ObjectKind | undefined {
+  return OBJECT_KINDS.find((kind) => kind.slug === slug);
+}

@@ -1,0 +1,158 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { Card } from "@/components/ui";
+import { ApiForm, toAtoms } from "./api-form";
+import { ApiAction } from "./confirm-action";
+import type { ApiObject, ObjectKind } from "./kinds";
+
+const REFUNDABLE = new Set(["succeeded", "partially_refunded"]);
+const CANCELABLE_INTENT = new Set(["requires_payment_method", "requires_confirmation", "requires_action", "requires_capture"]);
+
+/** Archive or restore (products and prices: `active` false/true). */
+function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
+  const path = `/${accountId}/${kind.api}/${encodeURIComponent(object.id)}`;
+  const keys = [[kind.slug, accountId]];
+  return object.active ? (
+    <ApiAction
+      label={`Archive ${kind.noun}`}
+      path={path}
+      body={{ active: false }}
+      invalidate={keys}
+      variant="danger"
+      confirm={{
+        title: `Archive this ${kind.noun}?`,
+        body: `New subscriptions and checkouts can no longer use it; existing ones keep it. You can restore it later.`,
+        label: "Archive",
+      }}
+    />
+  ) : (
+    <ApiAction label={`Restore ${kind.noun}`} path={path} body={{ active: true }} invalidate={keys} />
+  );
+}
+
+function AddPrice({ accountId, product }: { accountId: string; product: ApiObject }) {
+  const router = useRouter();
+  return (
+    <Card title="Add a price">
+      <ApiForm
+        label="Add a price"
+        submitLabel="Create price"
+        path={`/${accountId}/prices`}
+        invalidate={[["prices", accountId]]}
+        onDone={(price) => router.push(`/accounts/${accountId}/prices/${encodeURIComponent(String(price.id))}`)}
+        fields={[
+          { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50" },
+          { name: "currency", label: "Currency", initial: "usd", required: true },
+          {
+            name: "interval",
+            label: "Billing",
+            kind: "select",
+            errorFields: ["type", "recurring", "recurring.interval"],
+            options: [
+              { value: "month", label: "Monthly" },
+              { value: "year", label: "Yearly" },
+              { value: "week", label: "Weekly" },
+              { value: "day", label: "Daily" },
+              { value: "one_time", label: "One time" },
+            ],
+          },
+          { name: "nickname", label: "Nickname (optional)" },
+        ]}
+        toBody={(values) => ({
+          product: product.id,
+          currency: values.currency,
+          unit_amount_atom: toAtoms(values.unit_amount_atom ?? "", values.currency ?? "usd"),
+          ...(values.interval === "one_time" ? { type: "one_time" } : { type: "recurring", recurring: { interval: values.interval } }),
+          ...(values.nickname ? { nickname: values.nickname } : {}),
+        })}
+      />
+    </Card>
+  );
+}
+
+function RefundPayment({ accountId, payment }: { accountId: string; payment: ApiObject }) {
+  const router = useRouter();
+  return (
+    <Card title="Refund">
+      <ApiForm
+        label="Refund this payment"
+        submitLabel="Refund"
+        variant="danger"
+        path={`/${accountId}/refunds`}
+        invalidate={[["payments", accountId], ["refunds", accountId]]}
+        confirm={{ title: "Refund this payment?", body: "The money goes back to the customer. A refund cannot be undone.", label: "Refund" }}
+        onDone={(refund) => router.push(`/accounts/${accountId}/refunds/${encodeURIComponent(String(refund.id))}`)}
+        fields={[
+          { name: "amount_atom", label: "Amount (optional)", kind: "money", hint: "Empty: all that is not refunded yet" },
+          {
+            name: "reason",
+            label: "Reason",
+            kind: "select",
+            options: [
+              { value: "", label: "None given" },
+              { value: "requested_by_customer", label: "Requested by customer" },
+              { value: "duplicate", label: "Duplicate" },
+              { value: "fraudulent", label: "Fraudulent" },
+            ],
+          },
+        ]}
+        toBody={(values) => ({
+          payment: payment.id,
+          ...(values.amount_atom ? { amount_atom: toAtoms(values.amount_atom, String(payment.currency ?? "usd")) } : {}),
+          ...(values.reason ? { reason: values.reason } : {}),
+        })}
+      />
+    </Card>
+  );
+}
+
+/** The everyday actions of a generic object's detail page, by kind and state. */
+export function ObjectActions({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
+  const path = `/${accountId}/${kind.api}/${encodeURIComponent(object.id)}`;
+  switch (kind.slug) {
+    case "products":
+      return (
+        <>
+          <div className="flex flex-wrap gap-2">
+            <ArchiveToggle accountId={accountId} kind={kind} object={object} />
+          </div>
+          {object.active ? <AddPrice accountId={accountId} product={object} /> : null}
+        </>
+      );
+    case "prices":
+      return (
+        <div className="flex flex-wrap gap-2">
+          <ArchiveToggle accountId={accountId} kind={kind} object={object} />
+        </div>
+      );
+    case "payments":
+      return REFUNDABLE.has(String(object.status)) ? <RefundPayment accountId={accountId} payment={object} /> : null;
+    case "payment-intents":
+      return CANCELABLE_INTENT.has(String(object.status)) ? (
+        <div className="flex flex-wrap gap-2">
+          <ApiAction
+            label="Cancel payment intent"
+            path={`${path}/cancel`}
+            invalidate={[[kind.slug, accountId]]}
+            variant="danger"
+            confirm={{ title: "Cancel this payment intent?", body: "It can no longer be confirmed or captured.", label: "Cancel intent" }}
+          />
+        </div>
+      ) : null;
+    case "checkout-sessions":
+      return object.status === "open" ? (
+        <div className="flex flex-wrap gap-2">
+          <ApiAction
+            label="Expire session"
+            path={`${path}/expire`}
+            invalidate={[[kind.slug, accountId]]}
+            variant="danger"
+            confirm={{ title: "Expire this checkout session?", body: "Its page stops taking payments at once.", label: "Expire" }}
+          />
+        </div>
+      ) : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,65 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { Button, Card } from "@/components/ui";
+import { ApiForm } from "./api-form";
+
+/** The "create" form above a generic list, for the kinds a merchant creates by hand. */
+export function ObjectCreate({ accountId, slug }: { accountId: string; slug: string }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  if (slug !== "products" && slug !== "coupons") return null;
+  if (!open) {
+    return (
+      <div>
+        <Button onClick={() => setOpen(true)}>{slug === "products" ? "New product" : "New coupon"}</Button>
+      </div>
+    );
+  }
+  const goTo = (object: Record<string, unknown>) => router.push(`/accounts/${accountId}/${slug}/${encodeURIComponent(String(object.id))}`);
+  return (
+    <Card title={slug === "products" ? "New product" : "New coupon"} actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+      {slug === "products" ? (
+        <ApiForm
+          label="New product"
+          submitLabel="Create product"
+          path={`/${accountId}/products`}
+          invalidate={[["products", accountId]]}
+          onDone={goTo}
+          fields={[{ name: "name", label: "Name", required: true }]}
+          toBody={(values) => ({ name: values.name })}
+        />
+      ) : (
+        <ApiForm
+          label="New coupon"
+          submitLabel="Create coupon"
+          path={`/${accountId}/coupons`}
+          invalidate={[["coupons", accountId]]}
+          onDone={goTo}
+          fields={[
+            { name: "name", label: "Name (optional)" },
+            { name: "percent_off", label: "Percent off", kind: "number", required: true, errorFields: ["(body)"] },
+            {
+              name: "duration",
+              label: "Duration",
+              kind: "select",
+              options: [
+                { value: "once", label: "Once" },
+                { value: "forever", label: "Forever" },
+                { value: "repeating", label: "Repeating" },
+              ],
+            },
+            { name: "duration_in_months", label: "Months (repeating only)", kind: "number" },
+          ]}
+          toBody={(values) => ({
+            ...(values.name ? { name: values.name } : {}),
+            percent_off: Number(values.percent_off),
+            duration: values.duration,
+            ...(values.duration_in_months ? { duration_in_months: Number(values.duration_in_months) } : {}),
+          })}
+        />
+      )}
+    </Card>
+  );
+}

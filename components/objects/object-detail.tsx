@@ -1,0 +1,59 @@
+"use client";
+
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { DetailItem, Time } from "@/components/events/bits";
+import { eventsHref } from "@/components/events/format";
+import { Card, PageHeader, StatusBadge } from "@/components/ui";
+import { RawJson } from "@/components/ui/raw-json";
+import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
+import { objectKind, type ApiObject } from "./kinds";
+import { ObjectLink } from "./links";
+import { ObjectActions } from "./object-actions";
+
+const TIME_KEYS = /(^created$|^updated$|_at$|^redeem_by$)/;
+
+function FieldValue({ name, value, accountId }: { name: string; value: unknown; accountId: string }): ReactNode {
+  if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
+  if (typeof value === "string" && TIME_KEYS.test(name)) return <Time iso={value} />;
+  if (name === "status" && typeof value === "string") return <StatusBadge status={value} />;
+  if (typeof value === "string" && /^[a-z]+_[a-z]+_[0-9a-z]{20,}$/.test(value)) return <ObjectLink accountId={accountId} id={value} />;
+  if (typeof value === "object") return <code className="break-all font-mono text-xs">{JSON.stringify(value)}</code>;
+  return <span className="break-all">{String(value)}</span>;
+}
+
+/** Any billing object of the generic kinds: its fields, its actions, its raw JSON, its timeline. */
+export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug: string; id: string }) {
+  const kind = objectKind(slug)!;
+  const listHref = `/accounts/${accountId}/${kind.slug}`;
+  const query = useApiObject<ApiObject>([kind.slug, accountId, "one", id], `/${accountId}/${kind.api}/${encodeURIComponent(id)}`);
+  const back = <BackLink href={listHref}>{kind.title}</BackLink>;
+  const fallback = detailFallback(query, { noun: kind.noun, id, back, notFoundHint: `It may belong to another account, or it was deleted.` });
+  if (fallback) return fallback;
+  const object = query.data!;
+  const fields = Object.entries(object).filter(([name]) => name !== "object" && name !== "metadata" && name !== "line_items");
+
+  return (
+    <>
+      <div className="mb-2">{back}</div>
+      <PageHeader title={kind.name(object)}>
+        <Link href={eventsHref(accountId, { aggregate_id: object.id })} className="text-sm text-indigo-700 underline hover:text-indigo-900">
+          Event timeline
+        </Link>
+      </PageHeader>
+      <div className="space-y-4">
+        <ObjectActions accountId={accountId} kind={kind} object={object} />
+        <Card title="Details">
+          <dl className="grid gap-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+            {fields.map(([name, value]) => (
+              <DetailItem key={name} label={name}>
+                <FieldValue name={name} value={value} accountId={accountId} />
+              </DetailItem>
+            ))}
+          </dl>
+        </Card>
+        <RawJson value={object} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,43 @@
+"use client";
+
+import { ApiAction } from "@/components/objects/confirm-action";
+import { subscriptionQueryKeys } from "./format";
+import type { Subscription } from "./types";
+
+/** Pause, resume and cancel, as the subscription's status allows; cancelling asks first. */
+export function SubscriptionActions({ accountId, subscription }: { accountId: string; subscription: Subscription }) {
+  const path = `/${accountId}/subscriptions/${encodeURIComponent(subscription.id)}`;
+  const invalidate = [subscriptionQueryKeys.subscriptions(accountId), ["events", accountId]];
+  const { status } = subscription;
+  if (status === "cancelled") return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2" aria-label="Subscription actions" role="group">
+      {status === "active" && <ApiAction label="Pause" path={`${path}/pause`} invalidate={invalidate} />}
+      {status === "paused" && <ApiAction label="Resume" path={`${path}/resume`} invalidate={invalidate} />}
+      {!subscription.cancel_at_period_end && (
+        <ApiAction
+          label="Cancel at period end"
+          path={`${path}/cancel`}
+          body={{ at_period_end: true }}
+          invalidate={invalidate}
+          confirm={{
+            title: "Cancel at the end of the period?",
+            body: "The subscription stays as it is until the current period ends, then cancels instead of renewing.",
+            label: "Cancel at period end",
+          }}
+        />
+      )}
+      <ApiAction
+        label="Cancel now"
+        path={`${path}/cancel`}
+        variant="danger"
+        invalidate={invalidate}
+        confirm={{
+          title: "Cancel this subscription now?",
+          body: "It ends at once and bills nothing more. This cannot be undone.",
+          label: "Cancel subscription",
+        }}
+      />
+    </div>
+  );
+}

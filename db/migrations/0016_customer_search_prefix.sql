@@ -1,0 +1,2 @@
+CREATE INDEX "customers_account_email_prefix_idx" ON "customers" USING btree ("account_id",lower(email) text_pattern_ops) WHERE "customers"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX "customers_account_name_prefix_idx" ON "customers" USING btree ("account_id",lower(name) text_pattern_ops) WHERE "customers"."deleted_at" is null;

@@ -1,0 +1,67 @@
+import { expect, test } from "@playwright/test";
+import { baseUrl, signUp } from "./fixtures";
+
+test("catalog: create a product and its price, a problem shown beside its field, archive with confirmation", async ({ page }) => {
+  const merchant = await signUp(page);
+  const base = `${baseUrl()}/accounts/${merchant.accountId}`;
+
+  // From the navigation to an empty product list.
+  await page.getByRole("link", { name: "Products", exact: true }).click();
+  await expect(page).toHaveURL(`${base}/products`);
+  await expect(page.getByRole("heading", { name: "Products", level: 1 })).toBeVisible();
+  await expect(page.getByText("No products yet.")).toBeVisible();
+
+  // Create a product: its page, with a way to its timeline.
+  await page.getByRole("button", { name: "New product" }).click();
+  await page.getByRole("form", { name: "New product" }).getByLabel("Name").fill("Coffee beans — a very long product name that goes on and on and on");
+  await page.getByRole("button", { name: "Create product" }).click();
+  await expect(page).toHaveURL(new RegExp(`${base}/products/prod_[a-z]+_[0-9a-z]+$`));
+  const productId = page.url().split("/").pop()!;
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Coffee beans — a very long product name that goes on and on and on");
+  await expect(page.getByRole("link", { name: "Event timeline" })).toHaveAttribute("href", `/accounts/${merchant.accountId}/events?aggregate_id=${productId}`);
+
+  // A price the API refuses: its problem stands beside the field, in plain words.
+  const priceForm = page.getByRole("form", { name: "Add a price" });
+  await priceForm.getByLabel("Amount").fill("12.50");
+  await priceForm.getByLabel("Currency").fill("usdollars");
+  await priceForm.getByRole("button", { name: "Create price" }).click();
+  await expect(priceForm.getByRole("alert")).toBeVisible();
+  await expect(priceForm.locator("label", { hasText: "Currency" }).getByRole("alert")).toBeVisible();
+  await expect(page).toHaveURL(`${base}/products/${productId}`);
+
+  // Corrected, the price is made and shown as money per interval.
+  await priceForm.getByLabel("Currency").fill("usd");
+  await priceForm.getByLabel("Billing").selectOption("month");
+  await priceForm.getByRole("button", { name: "Create price" }).click();
+  await expect(page).toHaveURL(new RegExp(`${base}/prices/price_[a-z]+_[0-9a-z]+$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("$12.50 / month");
+  await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1250');
+
+  // Archiving asks first; cancelling changes nothing.
+  await page.getByRole("button", { name: "Archive price" }).click();
+  const dialog = page.getByRole("dialog", { name: "Archive this price?" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId("raw-json")).toContainText('"active": true');
+  await page.getByRole("button", { name: "Archive price" }).click();
+  await page.getByRole("dialog", { name: "Archive this price?" }).getByRole("button", { name: "Archive" }).click();
+  await expect(page.getByRole("button", { name: "Restore price" })).toBeVisible();
+  await expect(page.getByTestId("raw-json")).toContainText('"active": false');
+
+  // The price list filters through the URL: archived prices of this product.
+  await page.goto(`${base}/prices?product=${productId}&active=false`);
+  await expect(page.getByLabel("Status")).toHaveValue("false");
+  await expect(page.getByLabel("Product")).toHaveValue(productId);
+  const prices = page.getByRole("table", { name: "Prices" });
+  await expect(prices.getByRole("row")).toHaveCount(2);
+  await expect(prices).toContainText("$12.50 / month");
+  await page.getByLabel("Status").selectOption("true");
+  await expect(page).toHaveURL(`${base}/prices?product=${productId}&active=true`);
+  await expect(page.getByText("No prices match these filters.")).toBeVisible();
+
+  // The product list truncates the long name and keeps it whole on hover.
+  await page.goto(`${base}/products`);
+  const name = page.getByRole("table", { name: "Products" }).getByTitle("Coffee beans — a very long product name that goes on and on and on");
+  await expect(name).toHaveClass(/truncate/);
+});

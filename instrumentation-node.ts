@@ -1,0 +1,38 @@
+/**
+ * The Node.js part of instrumentation.ts: imported only when NEXT_RUNTIME is "nodejs", so the Edge
+ * bundle never sees process.exit or the server modules (Next warned about them on every compile).
+ */
+export async function registerNode(): Promise<void> {
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
+  // next-auth builds its callback URLs from NEXTAUTH_URL, checkout its page URLs; default to where
+  // this process listens (on Vercel: the production domain, or a preview's deployment URL).
+  const vercelHost =
+    process.env.VERCEL_ENV === "production" ? (process.env.VERCEL_PROJECT_PRODUCTION_URL ?? process.env.VERCEL_URL) : process.env.VERCEL_URL;
+  process.env.NEXTAUTH_URL ??= vercelHost ? `https://${vercelHost}` : `http://localhost:${process.env.PORT ?? 3000}`;
+  const { config } = await import("@/lib/config");
+  try {
+    config();
+  } catch (error) {
+    // A misconfigured server must not start and answer 500s: say why and stop.
+    console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const { installHttpGuard } = await import("@/lib/http/guard");
+  installHttpGuard({ trustProxy: config().trustProxy });
+  if (!config().databaseUrl) {
+    const { startEmbedded } = await import("@/lib/embedded");
+    await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
+  }
+  if (config().inngestConfigured) return;
+  if (config().serverless) {
+    // No timers: an instance is frozen after its response. See lib/jobs/serverless.ts.
+    console.log("Serverless (VERCEL=1) without Inngest: first webhook attempts run after each response; retries and time-driven transitions run from Vercel Cron (/api/cron/*).");
+    return;
+  }
+  // Without Inngest, this long-lived process delivers webhooks and runs time-driven transitions itself.
+  const { deliveryDriver } = await import("@/lib/webhooks/driver");
+  deliveryDriver().start();
+  const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
+  const { runAllDueTransitions } = await import("@/lib/clock/service");
+  clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+}
