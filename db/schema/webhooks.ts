@@ -18,6 +18,14 @@ export const webhookEndpoints = pgTable(
     enabled: boolean("enabled").notNull().default(true),
     /** The signing secret, encrypted at rest (lib/webhooks/secrets.ts). */
     secretCiphertext: text("secret_ciphertext").notNull(),
+    /** At most this many attempts start per second, across all instances; null: no limit. */
+    maxDeliveriesPerSecond: integer("max_deliveries_per_second"),
+    /**
+     * The rate limiter's state (lib/webhooks/claim.ts): the instant the next attempt's slot
+     * starts. Advanced by the claim statement, under the endpoint row's lock, so it holds across
+     * instances.
+     */
+    rateNextAt: time("rate_next_at"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),
@@ -61,6 +69,10 @@ export const eventDeliveries = pgTable(
     index("event_deliveries_endpoint_idx").on(t.webhookEndpointId, t.created),
     // The drivers' queue: only deliveries with something scheduled, by when it is due.
     index("event_deliveries_due_idx").on(t.dueAt).where(sql`${t.dueAt} is not null`),
+    // The claim's per-endpoint view: which endpoints have due work, and each one's oldest rows.
+    index("event_deliveries_endpoint_due_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.dueAt} is not null`),
+    // Attempts in flight per endpoint (the concurrency cap): a small index, only leased rows.
+    index("event_deliveries_delivering_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.status} = 'delivering'`),
   ],
 );
 
