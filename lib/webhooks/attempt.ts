@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { EventRow } from "@/lib/events/serialize";

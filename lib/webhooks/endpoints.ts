@@ -42,6 +42,7 @@ export async function createWebhookEndpoint({
       events: input.events,
       description: input.description ?? null,
       enabled: input.enabled ?? true,
+      maxDeliveriesPerSecond: input.max_deliveries_per_second ?? null,
       secretCiphertext: encryptSecret(secret),
       created: now,
       updated: now,
@@ -78,6 +79,7 @@ export async function updateWebhookEndpoint({
       ...(changes.events !== undefined ? { events: changes.events } : {}),
       ...(changes.description !== undefined ? { description: changes.description } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      ...(changes.max_deliveries_per_second !== undefined ? { maxDeliveriesPerSecond: changes.max_deliveries_per_second } : {}),
       updated: new Date(),
     })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))

@@ -13,6 +13,7 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: bool
     events: row.events,
     description: row.description,
     enabled: row.enabled,
+    max_deliveries_per_second: row.maxDeliveriesPerSecond,
     livemode,
     created: row.created.toISOString(),
     updated: row.updated.toISOString(),

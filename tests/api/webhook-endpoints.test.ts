@@ -27,6 +27,7 @@ describe("webhook endpoint management", () => {
       events: ["customer.created", "invoice.paid"],
       description: "Billing sync",
       enabled: true,
+      max_deliveries_per_second: null,
       livemode: true,
       created: expect.any(String),
       updated: expect.any(String),
