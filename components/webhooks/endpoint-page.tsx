@@ -10,6 +10,7 @@ import { Button, Card, ErrorBox, Loading, PageHeader, ShownOnce, StatusBadge, fo
 import { EndpointDeliveries, deliveriesKey } from "./endpoint-deliveries";
 import { EndpointForm } from "./endpoint-form";
 import { EndpointHealth, healthKey } from "./endpoint-health";
+import { EndpointLag } from "./endpoint-lag";
 import { ALL_EVENTS } from "./format";
 import type { Delivery, EndpointFormValues, WebhookEndpoint, WebhookEndpointWithSecret } from "./types";
 
@@ -196,6 +197,8 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
           <Card title="Delivery health">
             <EndpointHealth accountId={accountId} endpointId={endpointId} />
           </Card>
+
+          <Card title="Delivery lag and throughput"><EndpointLag accountId={accountId} endpointId={endpointId} /></Card>
 
           <Card title="Recent deliveries">
             <EndpointDeliveries accountId={accountId} endpointId={endpointId} />

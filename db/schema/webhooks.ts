@@ -72,6 +72,8 @@ export const eventDeliveries = pgTable(
     // The claim's per-endpoint view: which endpoints have due work, and each one's oldest rows.
     index("event_deliveries_endpoint_due_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.dueAt} is not null`),
     // Attempts in flight per endpoint (the concurrency cap): a small index, only leased rows.
+    // Recent throughput per endpoint (lib/webhooks/lag.ts).
+    index("event_deliveries_endpoint_attempted_idx").on(t.webhookEndpointId, t.lastAttemptAt),
     index("event_deliveries_delivering_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.status} = 'delivering'`),
   ],
 );

@@ -1,7 +1,7 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
-import { DeliveryHealth } from "./health";
+import { DeliveryHealth, EndpointDeliveryHealth } from "./health";
 import {
   DeletedWebhookEndpoint,
   DeliveryAttemptArray,
@@ -177,10 +177,14 @@ export const endpointHealthOperation = defineOperation({
   operationId: "getWebhookEndpointHealth",
   method: "GET",
   path: `${endpointPath}/health`,
-  summary: "An endpoint's delivery health over the last 24 hours",
+  summary: "An endpoint's delivery health over the last 24 hours, and its lag right now",
   tag: endpointsTag,
   access: "secret",
-  response: { status: 200, description: "Delivery counts and success rate.", schema: DeliveryHealth },
+  response: {
+    status: 200,
+    description: "Delivery counts and success rate; the age of the oldest due delivery and the throughput of the last minutes.",
+    schema: EndpointDeliveryHealth,
+  },
   errors: [404],
 });
 
