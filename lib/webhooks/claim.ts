@@ -41,13 +41,14 @@ type ClaimedRow = {
  *   allows since `rate_next_at` (a burst of a tenth of a second's worth, at least one);
  * - endpoints are taken in turns: each account's first endpoint before any account's second, then
  *   by their oldest due row; the claimed rows interleave endpoints (round robin) under `room`.
+ * `wakeAt`: when the earliest endpoint that was held back only by its rate gets its next slot.
  * Claimed rows become `delivering` with `attempt_count + 1` and a lease until `leaseUntil`: a
  * process that dies mid-attempt leaves them due again when the lease expires.
  */
 export async function claimDue(
   db: Executor,
   options: { now: Date; leaseUntil: Date; room: number; perEndpoint: number },
-): Promise<ClaimedDelivery[]> {
+): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null }> {
   const now = sql`${options.now.toISOString()}::timestamptz`;
   const lease = sql`${options.leaseUntil.toISOString()}::timestamptz`;
   const room = sql`${options.room}::int`;
@@ -74,16 +75,18 @@ export async function claimDue(
       where e.id in (select id from eps where id is not null) and e.enabled and e.deleted_at is null
       for no key update of e skip locked
     ),
-    budget as (
+    counted as (
       select ep.id, ep.account_id,
         (select min(d.due_at) from event_deliveries d where d.webhook_endpoint_id = ep.id and d.due_at <= ${now}) as oldest,
-        least(
-          ${cap} - (select count(*)::int from event_deliveries d
-            where d.webhook_endpoint_id = ep.id and d.status = 'delivering' and d.due_at > ${now}),
-          case when ${epRate} is null then ${cap}
-            else floor(extract(epoch from (${now} - ${paceStart(epRate, sql`ep.rate_next_at`)})) * ${epRate} + 0.000001)::int end
-        ) as k
+        ${cap} - (select count(*)::int from event_deliveries d
+            where d.webhook_endpoint_id = ep.id and d.status = 'delivering' and d.due_at > ${now}) as free,
+        case when ${epRate} is null then ${cap}
+          else floor(extract(epoch from (${now} - ${paceStart(epRate, sql`ep.rate_next_at`)})) * ${epRate} + 0.000001)::int end as allowed,
+        ep.rate_next_at + (1 / ${epRate}::float8) * interval '1 second' as next_slot
       from ep
+    ),
+    budget as (
+      select counted.*, least(counted.free, counted.allowed) as k from counted
     ),
     chosen as (
       select b.id, b.k, b.oldest, row_number() over (partition by b.account_id order by b.oldest, b.id) as account_turn
@@ -114,11 +117,19 @@ export async function claimDue(
       from (select webhook_endpoint_id, count(*) as claimed from claimed group by 1) n
       where e.id = n.webhook_endpoint_id and ${eRate} is not null
     )
-    select c.id, c.webhook_endpoint_id, c.event_id, c.account_id, c.attempt_count, e.url, e.secret_ciphertext
+    select c.id, c.webhook_endpoint_id, c.event_id, c.account_id, c.attempt_count, e.url, e.secret_ciphertext,
+      null::timestamptz as wake_at
     from claimed c join webhook_endpoints e on e.id = c.webhook_endpoint_id
+    union all
+    -- When the earliest endpoint held back only by its rate gets its next slot.
+    select null, null, null, null, null, null, null, min(b.next_slot)
+    from budget b where b.free > 0 and b.allowed <= 0
   `);
-  const rows = rowsOf<ClaimedRow>(result);
-  if (rows.length === 0) return [];
+  const all = rowsOf<ClaimedRow & { wake_at: string | Date | null }>(result);
+  const wake = all.find((row) => row.id === null);
+  const wakeAt = wake?.wake_at ? new Date(wake.wake_at) : null;
+  const rows = all.filter((row) => row.id !== null);
+  if (rows.length === 0) return { claimed: [], wakeAt };
 
   // One query for the batch's events (several deliveries often share one: fan-out).
   const eventIds = [...new Set(rows.map((row) => row.event_id))];
@@ -128,7 +139,7 @@ export async function claimDue(
     .innerJoin(accounts, eq(accounts.id, events.accountId))
     .where(inArray(events.id, eventIds));
   const byId = new Map(found.map((row) => [row.event.id, row]));
-  return rows.map((row) => {
+  const claimed = rows.map((row) => {
     const event = byId.get(row.event_id)!;
     return {
       deliveryId: row.id,
@@ -142,6 +153,7 @@ export async function claimDue(
       livemode: event.livemode,
     };
   });
+  return { claimed, wakeAt };
 }
 
 /**

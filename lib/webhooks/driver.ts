@@ -20,7 +20,7 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
   };
 }
 
-async function claimBatch(room: number): Promise<ClaimedDelivery[]> {
+async function claimBatch(room: number): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null }> {
   const { db } = await deliveryPool();
   const now = new Date();
   return claimDue(db, {
@@ -52,6 +52,8 @@ export class DeliveryDriver {
   private finished: AttemptRecord[] = [];
   private flushing = false;
   private announcing = false;
+  private rateTimer: NodeJS.Timeout | null = null;
+  private rateTimerAt = 0;
 
   get running(): boolean {
     return this.timer !== null;
@@ -118,13 +120,26 @@ export class DeliveryDriver {
   private async poll(): Promise<void> {
     const room = config().webhooks.maxInFlight - this.inFlight;
     if (room <= 0) return;
-    const claimed = await claimBatch(room);
+    const { claimed, wakeAt } = await claimBatch(room);
+    if (wakeAt) this.wakeAt(wakeAt);
     this.inFlight += claimed.length;
     for (const delivery of claimed) {
       void attempt(delivery).then((record) => this.finish(record));
     }
     // A full batch may have left due work behind; otherwise finished attempts poll again.
     if (claimed.length === room) this.pollAgain = true;
+  }
+
+  /** Polls again when an endpoint's next rate slot opens (the poll timer is too coarse for rates). */
+  private wakeAt(at: Date): void {
+    const delay = Math.max(0, at.getTime() - Date.now());
+    if (this.rateTimer && this.rateTimerAt <= at.getTime()) return;
+    if (this.rateTimer) clearTimeout(this.rateTimer);
+    this.rateTimerAt = at.getTime();
+    this.rateTimer = setTimeout(() => {
+      this.rateTimer = null;
+      this.wake();
+    }, delay);
   }
 
   private finish(record: AttemptRecord): void {
@@ -164,8 +179,13 @@ export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?
   let delivered = 0;
   await failUndeliverable((await deliveryPool()).db, new Date());
   while (Date.now() < stopAt) {
-    const claimed = await claimBatch(room);
-    if (claimed.length === 0) break;
+    const { claimed, wakeAt } = await claimBatch(room);
+    if (claimed.length === 0) {
+      // Only endpoints held back by their rate: wait for the next slot if the deadline allows.
+      if (!wakeAt || wakeAt.getTime() >= stopAt) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt.getTime() - Date.now())));
+      continue;
+    }
     const records = await Promise.all(claimed.map(attempt));
     await recordAttempts((await deliveryPool()).db, records);
     attempted += records.length;
