@@ -61,7 +61,8 @@ export const updateWebhookEndpointOperation = defineOperation({
   method: "POST",
   path: endpointPath,
   summary: "Update a webhook endpoint",
-  description: "Change the URL, the event types, the description, or enable/disable it. A disabled endpoint receives nothing.",
+  description:
+    "Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.",
   tag: endpointsTag,
   access: "secret",
   body: WebhookEndpointUpdateInput,
