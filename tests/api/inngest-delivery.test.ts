@@ -294,8 +294,8 @@ describe("overdue deliveries (the sweep's query)", () => {
 
     const mine = found.deliveries.filter((d) => Object.values(ids).includes(d.deliveryId));
     expect(mine).toEqual([
-      { deliveryId: ids.neverHandedOver, firstAttempt: 1 },
-      { deliveryId: ids.overdue, firstAttempt: 3 },
+      { deliveryId: ids.neverHandedOver, firstAttempt: 1, endpointId, maxPerSecond: null },
+      { deliveryId: ids.overdue, firstAttempt: 3, endpointId, maxPerSecond: null },
     ]);
   });
 

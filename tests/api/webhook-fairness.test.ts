@@ -47,7 +47,7 @@ describe("delivery fairness (embedded driver)", () => {
     hanging.respond("hang");
     // Stop the hanging endpoint's retries once the test is over (its deliveries then fail at once).
     cleanups.push(() => slow.client.post(`/${slow.accountId}/webhook-endpoints/${hangingEndpoint.id}`, { enabled: false }));
-    await createCustomers(slow, 60, "backlog");
+    await createCustomers(slow, 100, "backlog");
     await hanging.waitFor(ENDPOINT_CONCURRENCY, 10_000);
 
     const other = await newMerchant();
