@@ -15,7 +15,7 @@
  *  5. two instances: the same backlog as 2, drained by two apps on one database; duplicates.
  * Needs the tests' PostgreSQL (TEST_ADMIN_DATABASE_URL) and openssl. Run from the project root.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -176,7 +176,17 @@ async function drainRate(receiver: Receiver, env: Env, apps: number): Promise<{ 
 
 async function main(): Promise<void> {
   if (!existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first.");
-  installTestCertificate();
+  if (!process.env.BENCH_WEBHOOKS_CHILD) {
+    // Node reads NODE_EXTRA_CA_CERTS at start: this process's own sender (scenario 1) trusts the
+    // receiver's certificate only if it starts with it, so run the benchmark in a child that does.
+    installTestCertificate();
+    const child = spawn(process.execPath, ["--import", "tsx", ...process.argv.slice(1)], {
+      stdio: "inherit",
+      env: { ...process.env, BENCH_WEBHOOKS_CHILD: "1" },
+    });
+    child.on("exit", (code) => process.exit(code ?? 1));
+    return;
+  }
   Object.assign(process.env, {
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),

@@ -156,14 +156,26 @@ export async function attemptDelivery(deliveryId: string, request: AttemptReques
   return outcome;
 }
 
-/** Serializes, signs and POSTs one attempt of a claimed delivery (once per event × endpoint × attempt). */
+// A claimed batch shares one event object among the deliveries of one event (fan-out): its body
+// is serialized once for all of them.
+const bodies = new WeakMap<EventRow, Buffer>();
+function payloadBody(event: EventRow, livemode: boolean): Buffer {
+  let body = bodies.get(event);
+  if (!body) {
+    body = Buffer.from(JSON.stringify(webhookPayload(event, livemode)));
+    bodies.set(event, body);
+  }
+  return body;
+}
+
+/** Signs and POSTs one attempt of a claimed delivery (signed once per event × endpoint × attempt). */
 export async function sendAttempt(
   deliveryId: string,
   claimed: Pick<Claim, "attempt" | "url" | "secretCiphertext">,
   event: EventRow,
   livemode: boolean,
 ): Promise<SendResult> {
-  const body = Buffer.from(JSON.stringify(webhookPayload(event, livemode)));
+  const body = payloadBody(event, livemode);
   return sendWebhook({
     url: claimed.url,
     body,

@@ -41,6 +41,8 @@ type ClaimedRow = {
  *   allows since `rate_next_at` (a burst of a tenth of a second's worth, at least one);
  * - endpoints are taken in turns: each account's first endpoint before any account's second, then
  *   by their oldest due row; the claimed rows interleave endpoints (round robin) under `room`.
+ * `skipped`: endpoints with due work that another instance's claim held locked (and, until the
+ * next failUndeliverable, disabled ones): worth another look soon.
  * `wakeAt`: when the earliest endpoint that was held back only by its rate gets its next slot.
  * Claimed rows become `delivering` with `attempt_count + 1` and a lease until `leaseUntil`: a
  * process that dies mid-attempt leaves them due again when the lease expires.
@@ -48,7 +50,7 @@ type ClaimedRow = {
 export async function claimDue(
   db: Executor,
   options: { now: Date; leaseUntil: Date; room: number; perEndpoint: number },
-): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null }> {
+): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number }> {
   const now = sql`${options.now.toISOString()}::timestamptz`;
   const lease = sql`${options.leaseUntil.toISOString()}::timestamptz`;
   const room = sql`${options.room}::int`;
@@ -122,14 +124,17 @@ export async function claimDue(
     from claimed c join webhook_endpoints e on e.id = c.webhook_endpoint_id
     union all
     -- When the earliest endpoint held back only by its rate gets its next slot.
-    select null, null, null, null, null, null, null, min(b.next_slot)
+    -- And how many endpoints with due work another instance had locked (skipped this round).
+    select null, null, null, null, (select count(*)::int from eps where id is not null) - (select count(*)::int from ep),
+      null, null, min(b.next_slot)
     from budget b where b.free > 0 and b.allowed <= 0
   `);
   const all = rowsOf<ClaimedRow & { wake_at: string | Date | null }>(result);
   const wake = all.find((row) => row.id === null);
   const wakeAt = wake?.wake_at ? new Date(wake.wake_at) : null;
+  const skipped = Number(wake?.attempt_count ?? 0);
   const rows = all.filter((row) => row.id !== null);
-  if (rows.length === 0) return { claimed: [], wakeAt };
+  if (rows.length === 0) return { claimed: [], wakeAt, skipped };
 
   // One query for the batch's events (several deliveries often share one: fan-out).
   const eventIds = [...new Set(rows.map((row) => row.event_id))];
@@ -153,7 +158,7 @@ export async function claimDue(
       livemode: event.livemode,
     };
   });
-  return { claimed, wakeAt };
+  return { claimed, wakeAt, skipped };
 }
 
 /**

@@ -20,7 +20,10 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
   };
 }
 
-async function claimBatch(room: number): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null }> {
+/** How soon to look again at endpoints another instance's claim held locked. */
+const SKIPPED_RETRY_MS = 25;
+
+async function claimBatch(room: number): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number }> {
   const { db } = await deliveryPool();
   const now = new Date();
   return claimDue(db, {
@@ -120,8 +123,10 @@ export class DeliveryDriver {
   private async poll(): Promise<void> {
     const room = config().webhooks.maxInFlight - this.inFlight;
     if (room <= 0) return;
-    const { claimed, wakeAt } = await claimBatch(room);
+    const { claimed, wakeAt, skipped } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
+    // Another instance was claiming for some endpoints: they may have work left for this one.
+    if (skipped > 0) this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
     this.inFlight += claimed.length;
     for (const delivery of claimed) {
       void attempt(delivery).then((record) => this.finish(record));
