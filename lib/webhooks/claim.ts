@@ -41,8 +41,9 @@ type ClaimedRow = {
  *   allows since `rate_next_at` (a burst of a tenth of a second's worth, at least one);
  * - endpoints are taken in turns: each account's first endpoint before any account's second, then
  *   by their oldest due row; the claimed rows interleave endpoints (round robin) under `room`.
- * `skipped`: endpoints with due work that another instance's claim held locked: worth another
- * look soon.
+ * `skipped`: endpoints with due work that another instance's claim held locked, or whose slots
+ * were all taken (perhaps by another instance, whose completions do not wake this one): worth
+ * another look soon.
  * `wakeAt`: when the earliest endpoint that was held back only by its rate gets its next slot.
  * Claimed rows become `delivering` with `attempt_count + 1` and a lease until `leaseUntil`: a
  * process that dies mid-attempt leaves them due again when the lease expires.
@@ -128,7 +129,8 @@ export async function claimDue(
     select null, null, null, null,
       (select count(*)::int from webhook_endpoints e
         where e.id in (select id from eps where id is not null) and e.enabled and e.deleted_at is null)
-        - (select count(*)::int from ep),
+        - (select count(*)::int from ep)
+        + (select count(*)::int from budget b where b.free <= 0),
       null, null, min(b.next_slot)
     from budget b where b.free > 0 and b.allowed <= 0
   `);

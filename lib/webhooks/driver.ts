@@ -20,8 +20,8 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
   };
 }
 
-/** How soon to look again at endpoints another instance's claim held locked. */
-const SKIPPED_RETRY_MS = 25;
+/** How soon to look again at endpoints another instance held (locked, or all its slots taken). */
+const SKIPPED_RETRY_MS = 50;
 
 async function claimBatch(room: number): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number }> {
   const { db } = await deliveryPool();
@@ -125,7 +125,7 @@ export class DeliveryDriver {
     if (room <= 0) return;
     const { claimed, wakeAt, skipped } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
-    // Another instance was claiming for some endpoints: they may have work left for this one.
+    // Endpoints held by another instance (or full here) may have work for this one soon.
     if (skipped > 0) this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
     this.inFlight += claimed.length;
     for (const delivery of claimed) {
