@@ -41,9 +41,8 @@ type ClaimedRow = {
  *   allows since `rate_next_at` (a burst of a tenth of a second's worth, at least one);
  * - endpoints are taken in turns: each account's first endpoint before any account's second, then
  *   by their oldest due row; the claimed rows interleave endpoints (round robin) under `room`.
- * `skipped`: endpoints with due work that another instance's claim held locked, or whose slots
- * were all taken (perhaps by another instance, whose completions do not wake this one): worth
- * another look soon.
+ * `skipped`: endpoints with due work that another instance's claim held locked; `full`: those
+ * whose slots were all taken (perhaps by another instance, whose completions do not wake this one).
  * `wakeAt`: when the earliest endpoint that was held back only by its rate gets its next slot.
  * Claimed rows become `delivering` with `attempt_count + 1` and a lease until `leaseUntil`: a
  * process that dies mid-attempt leaves them due again when the lease expires.
@@ -51,7 +50,7 @@ type ClaimedRow = {
 export async function claimDue(
   db: Executor,
   options: { now: Date; leaseUntil: Date; room: number; perEndpoint: number },
-): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number }> {
+): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number; full: number }> {
   const now = sql`${options.now.toISOString()}::timestamptz`;
   const lease = sql`${options.leaseUntil.toISOString()}::timestamptz`;
   const room = sql`${options.room}::int`;
@@ -121,25 +120,26 @@ export async function claimDue(
       where e.id = n.webhook_endpoint_id and ${eRate} is not null
     )
     select c.id, c.webhook_endpoint_id, c.event_id, c.account_id, c.attempt_count, e.url, e.secret_ciphertext,
-      null::timestamptz as wake_at
+      null::timestamptz as wake_at, null::int as skipped, null::int as full_endpoints
     from claimed c join webhook_endpoints e on e.id = c.webhook_endpoint_id
     union all
-    -- When the earliest endpoint held back only by its rate gets its next slot.
-    -- And how many endpoints with due work another instance had locked (skipped this round).
-    select null, null, null, null,
+    -- One more row (id null) about what was left: when the earliest endpoint held back only by
+    -- its rate gets its next slot, how many endpoints another instance's claim held locked, and
+    -- how many had all their slots taken.
+    select null, null, null, null, null, null, null, min(b.next_slot),
       (select count(*)::int from webhook_endpoints e
         where e.id in (select id from eps where id is not null) and e.enabled and e.deleted_at is null)
-        - (select count(*)::int from ep)
-        + (select count(*)::int from budget b where b.free <= 0),
-      null, null, min(b.next_slot)
+        - (select count(*)::int from ep),
+      (select count(*)::int from budget b where b.free <= 0)
     from budget b where b.free > 0 and b.allowed <= 0
   `);
-  const all = rowsOf<ClaimedRow & { wake_at: string | Date | null }>(result);
+  const all = rowsOf<ClaimedRow & { wake_at: string | Date | null; skipped: number | null; full_endpoints: number | null }>(result);
   const wake = all.find((row) => row.id === null);
   const wakeAt = wake?.wake_at ? new Date(wake.wake_at) : null;
-  const skipped = Number(wake?.attempt_count ?? 0);
+  const skipped = Number(wake?.skipped ?? 0);
+  const full = Number(wake?.full_endpoints ?? 0);
   const rows = all.filter((row) => row.id !== null);
-  if (rows.length === 0) return { claimed: [], wakeAt, skipped };
+  if (rows.length === 0) return { claimed: [], wakeAt, skipped, full };
 
   // One query for the batch's events (several deliveries often share one: fan-out).
   const eventIds = [...new Set(rows.map((row) => row.event_id))];
@@ -163,7 +163,7 @@ export async function claimDue(
       livemode: event.livemode,
     };
   });
-  return { claimed, wakeAt, skipped };
+  return { claimed, wakeAt, skipped, full };
 }
 
 /**

@@ -23,7 +23,9 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
 /** How soon to look again at endpoints another instance held (locked, or all its slots taken). */
 const SKIPPED_RETRY_MS = 50;
 
-async function claimBatch(room: number): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number }> {
+async function claimBatch(
+  room: number,
+): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number; full: number }> {
   const { db } = await deliveryPool();
   const now = new Date();
   return claimDue(db, {
@@ -123,10 +125,13 @@ export class DeliveryDriver {
   private async poll(): Promise<void> {
     const room = config().webhooks.maxInFlight - this.inFlight;
     if (room <= 0) return;
-    const { claimed, wakeAt, skipped } = await claimBatch(room);
+    const { claimed, wakeAt, skipped, full } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
-    // Endpoints held by another instance (or full here) may have work for this one soon.
-    if (skipped > 0) this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
+    // Endpoints another instance held may have work for this one soon. Full endpoints free their
+    // slots when attempts finish: this process's own completions wake it, another's do not.
+    if (skipped > 0 || (full > 0 && this.inFlight === 0 && claimed.length === 0)) {
+      this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
+    }
     this.inFlight += claimed.length;
     for (const delivery of claimed) {
       void attempt(delivery).then((record) => this.finish(record));
