@@ -8,10 +8,45 @@ import { z } from "zod";
  */
 export const inngest = new Inngest({ id: "billing-service" });
 
-/** A delivery wants its schedule driven, starting at attempt `firstAttempt`. */
+/**
+ * A delivery wants its schedule driven, starting at attempt `firstAttempt`. `endpointId` keys the
+ * per-endpoint concurrency limit; `throttleKey` the per-endpoint rate (see {@link throttleKeyOf}).
+ */
 export const deliveryRequested = eventType("billing/webhook.delivery.requested", {
-  schema: z.object({ deliveryId: z.string(), firstAttempt: z.number().int().min(1) }),
+  schema: z.object({
+    deliveryId: z.string(),
+    firstAttempt: z.number().int().min(1),
+    endpointId: z.string(),
+    throttleKey: z.string(),
+  }),
 });
+
+let throttleTurn = 0;
+
+/**
+ * Inngest's `throttle` takes a fixed limit, while each endpoint has its own
+ * `max_deliveries_per_second`. So the function throttles each key to one run start per second,
+ * and an endpoint of rate r spreads its deliveries over r keys (`<endpoint>:0` … `<endpoint>:r-1`,
+ * in turn): at most r starts per second in all, never more, whoever sends the events. Without a
+ * rate the key is the delivery's own: never throttled.
+ */
+export function throttleKeyOf(deliveryId: string, endpointId: string, maxPerSecond: number | null): string {
+  if (maxPerSecond === null) return deliveryId;
+  throttleTurn = (throttleTurn + 1) % 1_000_000;
+  return `${endpointId}:${throttleTurn % maxPerSecond}`;
+}
+
+/** What a hand-off needs to know about a delivery. */
+export type DeliveryHandOff = { deliveryId: string; firstAttempt: number; endpointId: string; maxPerSecond: number | null };
+
+/** The event that hands a delivery to `deliver-webhook` (`sweptAt`: see {@link deliveryRequestId}). */
+export function deliveryRequestedEvent(handOff: DeliveryHandOff, sweptAt?: Date) {
+  const { deliveryId, firstAttempt, endpointId, maxPerSecond } = handOff;
+  return deliveryRequested.create(
+    { deliveryId, firstAttempt, endpointId, throttleKey: throttleKeyOf(deliveryId, endpointId, maxPerSecond) },
+    { id: deliveryRequestId(deliveryId, firstAttempt, sweptAt) },
+  );
+}
 
 /**
  * The event id of a hand-off: Inngest drops repeats of an id for 24 h. The first hand-off is

@@ -20,6 +20,9 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false"]).optional(),
   WEBHOOK_AUTO_DISABLE_AFTER: z.string().regex(/^(off|\d+(ms|s|m|h|d))$/, "WEBHOOK_AUTO_DISABLE_AFTER: e.g. 5d, 12h, or off.").optional(),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).optional(),
+  WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).optional(),
+  WEBHOOK_DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).optional(),
   NEXTAUTH_SECRET: z.string().min(32, "NEXTAUTH_SECRET must be at least 32 characters.").optional(),
   GITHUB_ID: z.string().optional(),
   GITHUB_SECRET: z.string().optional(),
@@ -56,6 +59,12 @@ export type Config = {
     allowPrivateNetworks: boolean;
     /** How long all attempts must fail before an endpoint is disabled (`5d`), or `off`. */
     autoDisableAfter: string;
+    /** Attempts in flight per endpoint, across all instances (lib/webhooks/claim.ts). */
+    endpointConcurrency: number;
+    /** Attempts in flight per process: the embedded driver's backpressure. */
+    maxInFlight: number;
+    /** Connections of the delivery driver's own pool (PostgreSQL only). */
+    dbPoolSize: number;
   };
   auth: {
     secret: string | undefined;
@@ -178,6 +187,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
       autoDisableAfter: env.WEBHOOK_AUTO_DISABLE_AFTER ?? "5d",
+      endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY ?? 8,
+      maxInFlight: env.WEBHOOK_MAX_IN_FLIGHT ?? 256,
+      dbPoolSize: env.WEBHOOK_DB_POOL_SIZE ?? 4,
     },
     auth: {
       secret: env.NEXTAUTH_SECRET,

@@ -11,6 +11,7 @@ import { AutoDisabledNotice } from "./auto-disabled-notice";
 import { EndpointDeliveries, deliveriesKey } from "./endpoint-deliveries";
 import { EndpointForm } from "./endpoint-form";
 import { EndpointHealth, healthKey } from "./endpoint-health";
+import { EndpointLag } from "./endpoint-lag";
 import { ALL_EVENTS } from "./format";
 import { ReplayWindow } from "./replay-window";
 import { RotateSecretDialog } from "./rotate-secret-dialog";
@@ -172,6 +173,8 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
           <Card title="Delivery health">
             <EndpointHealth accountId={accountId} endpointId={endpointId} />
           </Card>
+
+          <Card title="Delivery lag and throughput"><EndpointLag accountId={accountId} endpointId={endpointId} /></Card>
 
           <Card title="Recent deliveries">
             <EndpointDeliveries accountId={accountId} endpointId={endpointId} />

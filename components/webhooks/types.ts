@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Delivery as DeliverySchema } from "@/lib/events/schema";
-import type { DeliveryHealth as DeliveryHealthSchema } from "@/lib/webhooks/health";
+import type { DeliveryHealth as DeliveryHealthSchema, EndpointDeliveryHealth as EndpointDeliveryHealthSchema } from "@/lib/webhooks/health";
 import type {
   RetryFailedResult as RetryFailedResultSchema,
   WebhookEndpoint as WebhookEndpointSchema,
@@ -13,6 +13,7 @@ export type WebhookEndpointWithSecret = z.output<typeof WebhookEndpointWithSecre
 export type Delivery = z.output<typeof DeliverySchema>;
 export type DeliveryStatus = Delivery["status"];
 export type DeliveryHealth = z.output<typeof DeliveryHealthSchema>;
+export type EndpointDeliveryHealth = z.output<typeof EndpointDeliveryHealthSchema>;
 export type RetryFailedResult = z.output<typeof RetryFailedResultSchema>;
 
 /** What the endpoint forms send: a description of "" is sent as null (cleared). */

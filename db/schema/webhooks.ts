@@ -26,6 +26,14 @@ export const webhookEndpoints = pgTable(
     /** Set when the service disabled the endpoint itself; cleared when it is enabled again. */
     disabledAt: time("disabled_at"),
     disabledReason: text("disabled_reason"),
+    /** At most this many attempts start per second, across all instances; null: no limit. */
+    maxDeliveriesPerSecond: integer("max_deliveries_per_second"),
+    /**
+     * The rate limiter's state (lib/webhooks/claim.ts): the instant the next attempt's slot
+     * starts. Advanced by the claim statement, under the endpoint row's lock, so it holds across
+     * instances.
+     */
+    rateNextAt: time("rate_next_at"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),
@@ -70,6 +78,12 @@ export const eventDeliveries = pgTable(
     index("event_deliveries_endpoint_status_idx").on(t.webhookEndpointId, t.status, t.created, t.id),
     // The drivers' queue: only deliveries with something scheduled, by when it is due.
     index("event_deliveries_due_idx").on(t.dueAt).where(sql`${t.dueAt} is not null`),
+    // The claim's per-endpoint view: which endpoints have due work, and each one's oldest rows.
+    index("event_deliveries_endpoint_due_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.dueAt} is not null`),
+    // Attempts in flight per endpoint (the concurrency cap): a small index, only leased rows.
+    // Recent throughput per endpoint (lib/webhooks/lag.ts).
+    index("event_deliveries_endpoint_attempted_idx").on(t.webhookEndpointId, t.lastAttemptAt),
+    index("event_deliveries_delivering_idx").on(t.webhookEndpointId, t.dueAt).where(sql`${t.status} = 'delivering'`),
   ],
 );
 

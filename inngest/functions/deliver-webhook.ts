@@ -2,6 +2,12 @@ import { deliveryRequested, inngest } from "@/inngest/client";
 import { attemptDelivery } from "@/lib/webhooks/attempt";
 
 /**
+ * Attempts executing at once per endpoint. Function options are fixed when the app registers with
+ * Inngest, so this reads the environment once, with the embedded driver's default.
+ */
+export const INNGEST_ENDPOINT_CONCURRENCY = Number(process.env.WEBHOOK_ENDPOINT_CONCURRENCY) || 8;
+
+/**
  * Drives one delivery's schedule: attempt n, and on a retryable failure sleep the spec's delay
  * for attempt n and try n + 1, until it is delivered, failed for good, or skipped.
  *
@@ -18,9 +24,17 @@ export const deliverWebhook = inngest.createFunction(
     triggers: [deliveryRequested],
     // Infrastructure failures only (see above): ride out a database restart or fail-over.
     retries: 5,
-    // A sweep's re-hand-off may start a second run while the first one is still alive; one
-    // executing step per delivery makes them queue instead of racing for the claim.
-    concurrency: { key: "event.data.deliveryId", limit: 1 },
+    concurrency: [
+      // A sweep's re-hand-off may start a second run while the first one is still alive; one
+      // executing step per delivery makes them queue instead of racing for the claim.
+      { key: "event.data.deliveryId", limit: 1 },
+      // Isolation: a slow or hanging endpoint holds at most this many executing attempts, so
+      // other endpoints' runs never queue behind it (sleeping runs hold none).
+      { key: "event.data.endpointId", limit: INNGEST_ENDPOINT_CONCURRENCY },
+    ],
+    // The endpoint's max_deliveries_per_second: one run start per second per key, and an
+    // endpoint of rate r spreads its events over r keys (throttleKeyOf in inngest/client.ts).
+    throttle: { key: "event.data.throttleKey", limit: 1, period: "1s", burst: 1 },
     // One step per attempt, then a sleep of a minute or more: checkpointing would save one round
     // trip per attempt at the price of calls from inside the request to the Inngest API. Without
     // it Inngest calls this app once per step and nothing else is needed (Dev Server, self-hosted).

@@ -1,4 +1,4 @@
-import { deliveryRequested, deliveryRequestId, inngest } from "@/inngest/client";
+import { deliveryRequestedEvent, inngest } from "@/inngest/client";
 import { findOverdueDeliveries, type OverdueCursor, type OverduePage } from "@/lib/webhooks/overdue";
 
 /** Pages per sweep: bounds one run; whatever is left waits for the next tick. */
@@ -7,7 +7,8 @@ const MAX_PAGES = 10;
 /**
  * Every five minutes, hands overdue deliveries (lost hand-off after commit, or a run that died)
  * to `deliver-webhook` again, resuming at the attempt after the last one made. The event id names
- * the delivery, that attempt and the hour (deliveryRequestId), so sweeps within an hour dedupe in
+ * the delivery, that attempt and the hour (deliveryRequestId); the events carry the endpoint and
+ * its throttle key, so swept deliveries keep their endpoint's concurrency limit and rate, so sweeps within an hour dedupe in
  * Inngest while a run that died is handed over again within the hour.
  */
 export const sweepDeliveries = inngest.createFunction(
@@ -32,12 +33,7 @@ export const sweepDeliveries = inngest.createFunction(
       if (found.deliveries.length > 0) {
         await step.sendEvent(
           `hand-over-${page}`,
-          found.deliveries.map(({ deliveryId, firstAttempt }) =>
-            deliveryRequested.create(
-              { deliveryId, firstAttempt },
-              { id: deliveryRequestId(deliveryId, firstAttempt, sweptAt) },
-            ),
-          ),
+          found.deliveries.map((handOff) => deliveryRequestedEvent(handOff, sweptAt)),
         );
         handedOver += found.deliveries.length;
       }

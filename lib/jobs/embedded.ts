@@ -5,8 +5,9 @@ import type { JobProvider } from "./index";
 export const embeddedJobs: JobProvider = {
   name: "embedded",
   async deliveriesCreated() {
-    // The driver reads due rows itself; waking it only saves the wait for its next poll.
-    deliveryDriver().wake();
+    // The drivers read due rows themselves; waking this one and announcing the commit to the
+    // other instances (NOTIFY) only saves the wait for their next poll.
+    deliveryDriver().announce();
   },
   async transitionScheduled(_accountId, at) {
     // The ticker finds future transitions itself on its tick; something due already (a trial

@@ -1,16 +1,30 @@
-import { deliveryRequested, deliveryRequestId, inngest, transitionsDueEvent } from "@/inngest/client";
+import { eq, inArray } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { eventDeliveries, webhookEndpoints } from "@/db/schema";
+import { deliveryRequestedEvent, inngest, transitionsDueEvent } from "@/inngest/client";
 import type { JobProvider } from "./index";
+
+/** Each delivery's endpoint and its rate: the keys of deliver-webhook's concurrency and throttle. */
+async function endpointsOf(deliveryIds: string[]) {
+  const db = await getDb();
+  return db
+    .select({
+      deliveryId: eventDeliveries.id,
+      endpointId: eventDeliveries.webhookEndpointId,
+      maxPerSecond: webhookEndpoints.maxDeliveriesPerSecond,
+    })
+    .from(eventDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
+    .where(inArray(eventDeliveries.id, deliveryIds));
+}
 
 export const inngestJobs: JobProvider = {
   name: "inngest",
   async deliveriesCreated(deliveryIds) {
     try {
-      await inngest.send(
-        deliveryIds.map((deliveryId) =>
-          // The event id makes a repeated hand-off of the same schedule a no-op in Inngest.
-          deliveryRequested.create({ deliveryId, firstAttempt: 1 }, { id: deliveryRequestId(deliveryId, 1) }),
-        ),
-      );
+      const handOffs = await endpointsOf(deliveryIds);
+      // The event id makes a repeated hand-off of the same schedule a no-op in Inngest.
+      await inngest.send(handOffs.map((handOff) => deliveryRequestedEvent({ ...handOff, firstAttempt: 1 })));
     } catch (error) {
       // The rows are committed and due; the sweep function hands them over again.
       console.error("Could not hand deliveries to Inngest; the sweep will retry.", error);

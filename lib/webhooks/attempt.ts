@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { accounts, deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
-import { newId } from "@/lib/ids";
+import { accounts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
+import type { EventRow } from "@/lib/events/serialize";
 import { config } from "@/lib/config";
 import { webhookPayload } from "./payload";
-import { noteAttemptOutcome } from "./auto-disable";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
+import { recordAttempts } from "./record";
 import { sendWebhook, type SendResult } from "./send";
 import { deliveryHeaders } from "./signing";
 import { signingSecrets, type StoredSecrets } from "./rotation";
@@ -25,10 +25,10 @@ export type AttemptOutcome =
   | { result: "failed"; attempt: number; error: string }
   | { result: "skipped"; reason: "not_found" | "busy" | "not_due" | "finished" | "not_failed" | "endpoint_deleted" };
 
-type AttemptedOutcome = Exclude<AttemptOutcome, { result: "skipped" }>;
+export type AttemptedOutcome = Exclude<AttemptOutcome, { result: "skipped" }>;
 
 /** How long a claimed attempt may run before another driver may take the delivery over: twice the deadline. */
-const leaseMs = () => 2 * attemptTimeoutMs();
+export const leaseMs = () => 2 * attemptTimeoutMs();
 
 type Claim = {
   attempt: number;
@@ -107,7 +107,7 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
   });
 }
 
-function classify(sent: SendResult, attempt: number, request: AttemptRequest): AttemptedOutcome {
+export function classify(sent: SendResult, attempt: number, request: AttemptRequest): AttemptedOutcome {
   const status = sent.status;
   if (status !== null && status >= 200 && status < 300) return { result: "delivered", attempt, status };
   if (status !== null && status >= 400 && status < 500) {
@@ -129,8 +129,9 @@ function classify(sent: SendResult, attempt: number, request: AttemptRequest): A
 
 /**
  * One delivery attempt: claim the row (locked, so never two at once), sign and POST the payload,
- * classify the answer, and record it on the delivery and in the attempt log. Used by the embedded
- * driver, the Inngest function and manual retries alike.
+ * classify the answer, and record it on the delivery and in the attempt log. Used by the Inngest
+ * function and manual retries; the embedded driver claims and records in batches (driver.ts) but
+ * sends and classifies with the same functions.
  */
 export async function attemptDelivery(deliveryId: string, request: AttemptRequest): Promise<AttemptOutcome> {
   const claimed = await claim(deliveryId, request, new Date());
@@ -142,70 +143,55 @@ export async function attemptDelivery(deliveryId: string, request: AttemptReques
     .from(events)
     .innerJoin(accounts, eq(accounts.id, events.accountId))
     .where(eq(events.id, claimed.eventId));
-  const body = Buffer.from(JSON.stringify(webhookPayload(event!.event, event!.livemode)));
-  const sent = await sendWebhook({
+  const sent = await sendAttempt(deliveryId, claimed, event!.event, event!.livemode);
+  const outcome = classify(sent, claimed.attempt, request);
+  await recordAttempts(db, [
+    {
+      deliveryId,
+      accountId: claimed.accountId,
+      attempt: claimed.attempt,
+      url: claimed.url,
+      trigger: request.mode === "manual" ? "manual" : "scheduled",
+      sent,
+      outcome,
+      at: new Date(),
+    },
+  ]);
+  return outcome;
+}
+
+// A claimed batch shares one event object among the deliveries of one event (fan-out): its body
+// is serialized once for all of them.
+const bodies = new WeakMap<EventRow, Buffer>();
+function payloadBody(event: EventRow, livemode: boolean): Buffer {
+  let body = bodies.get(event);
+  if (!body) {
+    body = Buffer.from(JSON.stringify(webhookPayload(event, livemode)));
+    bodies.set(event, body);
+  }
+  return body;
+}
+
+/** Signs and POSTs one attempt of a claimed delivery (signed once per event × endpoint × attempt). */
+export async function sendAttempt(
+  deliveryId: string,
+  claimed: Pick<Claim, "attempt" | "url" | "secrets">,
+  event: EventRow,
+  livemode: boolean,
+): Promise<SendResult> {
+  const body = payloadBody(event, livemode);
+  return sendWebhook({
     url: claimed.url,
     body,
     headers: deliveryHeaders(signingSecrets(claimed.secrets, new Date()), {
       body,
-      eventId: event!.event.id,
-      eventType: event!.event.type,
+      eventId: event.id,
+      eventType: event.type,
       deliveryId,
       attempt: claimed.attempt,
       sentAt: new Date(),
     }),
     timeoutMs: attemptTimeoutMs(),
     allowPrivateNetworks: config().webhooks.allowPrivateNetworks,
-  });
-  const outcome = classify(sent, claimed.attempt, request);
-  await record(deliveryId, claimed, sent, outcome, request);
-  return outcome;
-}
-
-async function record(
-  deliveryId: string,
-  claimed: Claim,
-  sent: SendResult,
-  outcome: AttemptedOutcome,
-  request: AttemptRequest,
-): Promise<void> {
-  const now = new Date();
-  const nextRetryAt = outcome.result === "retry" ? new Date(now.getTime() + outcome.delay.ms) : null;
-  const db = await getDb();
-  await db.transaction(async (tx) => {
-    // Fenced by the attempt number: an attempt whose lease was taken over records only its log.
-    await tx
-      .update(eventDeliveries)
-      .set({
-        status: outcome.result === "delivered" ? "delivered" : "failed",
-        deliveredAt: outcome.result === "delivered" ? now : null,
-        responseStatus: sent.status,
-        error: outcome.result === "delivered" ? null : outcome.error,
-        nextRetryAt,
-        dueAt: nextRetryAt,
-        updated: now,
-      })
-      .where(
-        and(
-          eq(eventDeliveries.id, deliveryId),
-          eq(eventDeliveries.attemptCount, claimed.attempt),
-          eq(eventDeliveries.status, "delivering"),
-        ),
-      );
-    await tx.insert(deliveryAttempts).values({
-      id: newId("deliveryAttempt"),
-      accountId: claimed.accountId,
-      deliveryId,
-      attemptNumber: claimed.attempt,
-      trigger: request.mode === "manual" ? "manual" : "scheduled",
-      outcome: outcome.result,
-      url: claimed.url,
-      responseStatus: sent.status,
-      error: outcome.result === "delivered" ? null : outcome.error,
-      responseExcerpt: sent.excerpt,
-      durationMs: sent.durationMs,
-      created: now,
-    });
-    await noteAttemptOutcome(tx, deliveryId, outcome.result === "delivered");
   });
 }

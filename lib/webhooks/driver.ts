@@ -1,23 +1,65 @@
-import { and, asc, isNotNull, lte, notInArray } from "drizzle-orm";
-import { getDb } from "@/db/client";
-import { eventDeliveries } from "@/db/schema";
-import { attemptDelivery } from "./attempt";
 import { log, safeError } from "@/lib/log";
+import { config } from "@/lib/config";
+import { classify, leaseMs, sendAttempt } from "./attempt";
+import { claimDue, failUndeliverable, type ClaimedDelivery } from "./claim";
+import { deliveryPool } from "./pool";
+import { recordAttempts, type AttemptRecord } from "./record";
 
 const POLL_INTERVAL_MS = 1_000;
-const MAX_IN_FLIGHT = 16;
+
+async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
+  const sent = await sendAttempt(claimed.deliveryId, claimed, claimed.event, claimed.livemode);
+  return {
+    deliveryId: claimed.deliveryId,
+    accountId: claimed.accountId,
+    attempt: claimed.attempt,
+    url: claimed.url,
+    trigger: "scheduled",
+    sent,
+    outcome: classify(sent, claimed.attempt, { mode: "due" }),
+    at: new Date(),
+  };
+}
+
+/** How soon to look again at endpoints another instance held (locked, or all its slots taken). */
+const SKIPPED_RETRY_MS = 50;
+
+async function claimBatch(
+  room: number,
+): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number; full: number }> {
+  const { db } = await deliveryPool();
+  const now = new Date();
+  return claimDue(db, {
+    now,
+    leaseUntil: new Date(now.getTime() + leaseMs()),
+    room,
+    perEndpoint: config().webhooks.endpointConcurrency,
+  });
+}
 
 /**
  * The embedded delivery driver: without an Inngest server, this process attempts every due
- * delivery on the same schedule, reading due rows from the database (so deliveries left pending or
- * mid-attempt by a killed process resume after a restart). Several processes may run one each:
- * attempts claim their row with FOR UPDATE SKIP LOCKED and a lease.
+ * delivery on the spec's schedule, reading due rows from the database (so deliveries left pending
+ * or mid-attempt by a killed process resume once their lease expires). Any number of processes may
+ * run one each on one database.
+ *
+ * Scheduling (see claim.ts): each poll claims a batch in one statement, fair across endpoints and
+ * accounts, with at most WEBHOOK_ENDPOINT_CONCURRENCY attempts in flight per endpoint across all
+ * instances and the endpoint's `max_deliveries_per_second`; WEBHOOK_MAX_IN_FLIGHT bounds this
+ * process's attempts (backpressure: nothing more is claimed while it is full). Finished attempts
+ * are recorded in batches; each batch frees its slots and polls again. Commits announce themselves
+ * with NOTIFY (PostgreSQL), so every instance wakes at once rather than at its next poll.
  */
 export class DeliveryDriver {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private pollAgain = false;
-  private readonly inFlight = new Set<string>();
+  private inFlight = 0;
+  private finished: AttemptRecord[] = [];
+  private flushing = false;
+  private announcing = false;
+  private rateTimer: NodeJS.Timeout | null = null;
+  private rateTimerAt = 0;
 
   get running(): boolean {
     return this.timer !== null;
@@ -25,13 +67,33 @@ export class DeliveryDriver {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
+    this.timer = setInterval(() => {
+      this.wake();
+      void this.failUndeliverable();
+    }, POLL_INTERVAL_MS);
+    void deliveryPool()
+      .then((pool) => pool.listen?.(() => this.wake()))
+      .catch((error) => log().error({ err: safeError(error) }, "webhook driver could not LISTEN; it polls every second instead"));
     this.wake();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /** Deliveries were committed here: wake this driver and, through NOTIFY, the other instances'. */
+  announce(): void {
+    this.wake();
+    if (this.announcing) return;
+    // One NOTIFY per turn of the event loop, however many commits it saw.
+    this.announcing = true;
+    setImmediate(() => {
+      void deliveryPool()
+        .then((pool) => pool.notify())
+        .catch((error) => log().error({ err: safeError(error) }, "webhook driver NOTIFY failed"))
+        .finally(() => (this.announcing = false));
+    });
   }
 
   /** Look for due deliveries now. */
@@ -53,32 +115,94 @@ export class DeliveryDriver {
       });
   }
 
-  private async poll(): Promise<void> {
-    const room = MAX_IN_FLIGHT - this.inFlight.size;
-    if (room <= 0) return;
-    const db = await getDb();
-    const due = await db
-      .select({ id: eventDeliveries.id })
-      .from(eventDeliveries)
-      .where(
-        and(
-          isNotNull(eventDeliveries.dueAt),
-          lte(eventDeliveries.dueAt, new Date()),
-          this.inFlight.size > 0 ? notInArray(eventDeliveries.id, [...this.inFlight]) : undefined,
-        ),
-      )
-      .orderBy(asc(eventDeliveries.dueAt))
-      .limit(room);
-    for (const { id } of due) {
-      this.inFlight.add(id);
-      void attemptDelivery(id, { mode: "due" })
-        .catch((error) => log().error({ delivery_id: id, err: safeError(error) }, "webhook attempt failed"))
-        .finally(() => {
-          this.inFlight.delete(id);
-          this.wake();
-        });
+  private async failUndeliverable(): Promise<void> {
+    try {
+      await failUndeliverable((await deliveryPool()).db, new Date());
+    } catch (error) {
+      log().error({ err: safeError(error) }, "webhook driver could not fail deliveries of disabled endpoints");
     }
   }
+
+  private async poll(): Promise<void> {
+    const room = config().webhooks.maxInFlight - this.inFlight;
+    if (room <= 0) return;
+    const { claimed, wakeAt, skipped, full } = await claimBatch(room);
+    if (wakeAt) this.wakeAt(wakeAt);
+    // Endpoints another instance held may have work for this one soon. Full endpoints free their
+    // slots when attempts finish: this process's own completions wake it, another's do not.
+    if (skipped > 0 || (full > 0 && this.inFlight === 0 && claimed.length === 0)) {
+      this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
+    }
+    this.inFlight += claimed.length;
+    for (const delivery of claimed) {
+      void attempt(delivery).then((record) => this.finish(record));
+    }
+    // A full batch may have left due work behind; otherwise finished attempts poll again.
+    if (claimed.length === room) this.pollAgain = true;
+  }
+
+  /** Polls again when an endpoint's next rate slot opens (the poll timer is too coarse for rates). */
+  private wakeAt(at: Date): void {
+    const delay = Math.max(0, at.getTime() - Date.now());
+    if (this.rateTimer && this.rateTimerAt <= at.getTime()) return;
+    if (this.rateTimer) clearTimeout(this.rateTimer);
+    this.rateTimerAt = at.getTime();
+    this.rateTimer = setTimeout(() => {
+      this.rateTimer = null;
+      this.wake();
+    }, delay);
+  }
+
+  private finish(record: AttemptRecord): void {
+    this.finished.push(record);
+    if (!this.flushing) setImmediate(() => void this.flush());
+    this.flushing = true;
+  }
+
+  /** Records every attempt finished so far in one transaction, then frees their slots. */
+  private async flush(): Promise<void> {
+    const batch = this.finished.splice(0);
+    try {
+      await recordAttempts((await deliveryPool()).db, batch);
+    } catch (error) {
+      // Left `delivering`: each lease expires and the attempt is made again (at least once).
+      log().error({ err: safeError(error), attempts: batch.length }, "webhook driver could not record attempts");
+    }
+    this.inFlight -= batch.length;
+    if (this.finished.length > 0) {
+      setImmediate(() => void this.flush());
+    } else {
+      this.flushing = false;
+    }
+    this.wake();
+  }
+}
+
+/**
+ * Delivers what is due until nothing is or `deadlineMs` has passed (no new claims after it; the
+ * attempts under way finish, each within the 30 s deadline): for a serverless cron route, where no
+ * process keeps a driver running. Same claim, fairness and caps as the driver.
+ */
+export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?: number }): Promise<{ attempted: number; delivered: number }> {
+  const stopAt = Date.now() + options.deadlineMs;
+  const room = options.maxInFlight ?? config().webhooks.maxInFlight;
+  let attempted = 0;
+  let delivered = 0;
+  await failUndeliverable((await deliveryPool()).db, new Date());
+  while (Date.now() < stopAt) {
+    const { claimed, wakeAt } = await claimBatch(room);
+    if (claimed.length === 0) {
+      // Only endpoints held back by their rate: wait for the next slot if the deadline allows.
+      if (!wakeAt || wakeAt.getTime() >= stopAt) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt.getTime() - Date.now())));
+      continue;
+    }
+    const records = await Promise.all(claimed.map(attempt));
+    await recordAttempts((await deliveryPool()).db, records);
+    attempted += records.length;
+    delivered += records.filter((record) => record.outcome.result === "delivered").length;
+  }
+  return { attempted, delivered };
 }
 
 const DRIVER = Symbol.for("billing-service.delivery-driver");

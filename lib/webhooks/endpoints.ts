@@ -42,6 +42,7 @@ export async function createWebhookEndpoint({
       events: input.events,
       description: input.description ?? null,
       enabled: input.enabled ?? true,
+      maxDeliveriesPerSecond: input.max_deliveries_per_second ?? null,
       secretCiphertext: encryptSecret(secret),
       created: now,
       updated: now,
@@ -80,6 +81,7 @@ export async function updateWebhookEndpoint({
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
       // Enabling (or disabling by hand) ends an automatic disablement and its failure streak.
       ...(changes.enabled !== undefined ? { disabledAt: null, disabledReason: null, failingSince: null } : {}),
+      ...(changes.max_deliveries_per_second !== undefined ? { maxDeliveriesPerSecond: changes.max_deliveries_per_second } : {}),
       updated: new Date(),
     })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))

@@ -4,6 +4,7 @@ import { getDb } from "@/db/client";
 import { eventDeliveries } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { getWebhookEndpoint } from "./endpoints";
+import { DeliveryLag, endpointLag } from "./lag";
 
 export const HEALTH_WINDOW_HOURS = 24;
 
@@ -23,6 +24,10 @@ export const DeliveryHealth = DeliverySummary.extend({
   window_hours: z.number().int(),
   success_rate: z.number().nullable().meta({ description: "delivered / (delivered + failed); null without finished deliveries." }),
 }).meta({ id: "DeliveryHealth" });
+
+export const EndpointDeliveryHealth = DeliveryHealth.extend({
+  lag: DeliveryLag.meta({ description: "Right now: how far behind the endpoint's deliveries are, and their recent throughput." }),
+}).meta({ id: "EndpointDeliveryHealth" });
 
 const bucket = sql<string>`case
   when ${eventDeliveries.status} = 'delivered' then 'delivered'
@@ -84,4 +89,13 @@ export async function deliveryHealth({
   }
   const finished = summary.delivered + summary.failed;
   return { ...summary, window_hours: HEALTH_WINDOW_HOURS, success_rate: finished ? summary.delivered / finished : null };
+}
+
+/** An endpoint's health: its last 24 hours, and its lag and throughput right now. */
+export async function endpointHealth({
+  ctx,
+  input,
+}: Verb<{ endpointId: string }>): Promise<z.infer<typeof EndpointDeliveryHealth>> {
+  const [health, lag] = await Promise.all([deliveryHealth({ ctx, input }), endpointLag(input.endpointId)]);
+  return { ...health, lag };
 }

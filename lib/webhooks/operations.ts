@@ -2,7 +2,7 @@ import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Delivery } from "@/lib/events/schema";
 import { EventFeed, EventFeedQuery } from "./feed";
-import { DeliveryHealth } from "./health";
+import { DeliveryHealth, EndpointDeliveryHealth } from "./health";
 import { ReplayInput, ReplayResult } from "./replay";
 import {
   DeletedWebhookEndpoint,
@@ -65,7 +65,8 @@ export const updateWebhookEndpointOperation = defineOperation({
   method: "POST",
   path: endpointPath,
   summary: "Update a webhook endpoint",
-  description: "Change the URL, the event types, the description, or enable/disable it. A disabled endpoint receives nothing.",
+  description:
+    "Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.",
   tag: endpointsTag,
   access: "secret",
   body: WebhookEndpointUpdateInput,
@@ -183,10 +184,14 @@ export const endpointHealthOperation = defineOperation({
   operationId: "getWebhookEndpointHealth",
   method: "GET",
   path: `${endpointPath}/health`,
-  summary: "An endpoint's delivery health over the last 24 hours",
+  summary: "An endpoint's delivery health over the last 24 hours, and its lag right now",
   tag: endpointsTag,
   access: "secret",
-  response: { status: 200, description: "Delivery counts and success rate.", schema: DeliveryHealth },
+  response: {
+    status: 200,
+    description: "Delivery counts and success rate; the age of the oldest due delivery and the throughput of the last minutes.",
+    schema: EndpointDeliveryHealth,
+  },
   errors: [404],
 });
 

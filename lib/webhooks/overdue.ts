@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNotNull, lt, or } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
-import { eventDeliveries } from "@/db/schema";
+import { eventDeliveries, webhookEndpoints } from "@/db/schema";
+import type { DeliveryHandOff } from "@/inngest/client";
 
 /**
  * How far past `due_at` a delivery must be before its driver counts as lost. A live Inngest run
@@ -13,7 +14,7 @@ export const OVERDUE_AFTER_MS = 10 * 60_000;
 /** Rows per query: one hand-off batch stays a small request. */
 export const OVERDUE_BATCH_SIZE = 200;
 
-export type OverdueDelivery = { deliveryId: string; firstAttempt: number };
+export type OverdueDelivery = DeliveryHandOff;
 /** Keyset position in the `(due_at, id)` order; JSON-serialisable so it can cross Inngest steps. */
 export type OverdueCursor = { dueAt: string; id: string };
 export type OverduePage = { deliveries: OverdueDelivery[]; next: OverdueCursor | null };
@@ -33,8 +34,15 @@ export async function findOverdueDeliveries(
   const cutoff = new Date((options.now ?? new Date()).getTime() - OVERDUE_AFTER_MS);
   const after = options.after ? { dueAt: new Date(options.after.dueAt), id: options.after.id } : null;
   const rows = await db
-    .select({ id: eventDeliveries.id, attemptCount: eventDeliveries.attemptCount, dueAt: eventDeliveries.dueAt })
+    .select({
+      id: eventDeliveries.id,
+      attemptCount: eventDeliveries.attemptCount,
+      dueAt: eventDeliveries.dueAt,
+      endpointId: eventDeliveries.webhookEndpointId,
+      maxPerSecond: webhookEndpoints.maxDeliveriesPerSecond,
+    })
     .from(eventDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, eventDeliveries.webhookEndpointId))
     .where(
       and(
         isNotNull(eventDeliveries.dueAt),
@@ -48,7 +56,12 @@ export async function findOverdueDeliveries(
     .limit(limit);
   const last = rows.at(-1);
   return {
-    deliveries: rows.map((row) => ({ deliveryId: row.id, firstAttempt: row.attemptCount + 1 })),
+    deliveries: rows.map((row) => ({
+      deliveryId: row.id,
+      firstAttempt: row.attemptCount + 1,
+      endpointId: row.endpointId,
+      maxPerSecond: row.maxPerSecond,
+    })),
     // due_at is non-null by the filter above.
     next: rows.length === limit && last ? { dueAt: last.dueAt!.toISOString(), id: last.id } : null,
   };

@@ -38,12 +38,26 @@ const EventSelection = z
 
 const Description = z.string().max(500).nullable();
 
+const MaxDeliveriesPerSecond = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000)
+  .nullable()
+  .meta({
+    description:
+      "At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). " +
+      "Rates above 10/s may start a tenth of a second's worth at once.",
+    example: 50,
+  });
+
 export const WebhookEndpointCreateInput = z
   .strictObject({
     url: HttpsUrl,
     events: EventSelection,
     description: Description.optional(),
     enabled: z.boolean().optional(),
+    max_deliveries_per_second: MaxDeliveriesPerSecond.optional(),
   })
   .meta({ id: "WebhookEndpointCreateInput" });
 
@@ -53,6 +67,7 @@ export const WebhookEndpointUpdateInput = z
     events: EventSelection.optional(),
     description: Description.optional(),
     enabled: z.boolean().optional(),
+    max_deliveries_per_second: MaxDeliveriesPerSecond.optional(),
   })
   .meta({ id: "WebhookEndpointUpdateInput" });
 
@@ -64,6 +79,7 @@ export const WebhookEndpoint = z
     events: z.array(z.string()),
     description: z.string().nullable(),
     enabled: z.boolean(),
+    max_deliveries_per_second: MaxDeliveriesPerSecond,
     livemode: z.boolean(),
     previous_secret_expires_at: DateTime.nullable().meta({
       description:

@@ -19,6 +19,7 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: bool
     events: row.events,
     description: row.description,
     enabled: row.enabled,
+    max_deliveries_per_second: row.maxDeliveriesPerSecond,
     livemode,
     previous_secret_expires_at: previousSecretExpiry(row, new Date())?.toISOString() ?? null,
     failing_since: row.failingSince?.toISOString() ?? null,

@@ -76,7 +76,7 @@ async function newDelivery(dueAt = new Date(Date.now() + HOUR_MS)) {
 function deliveryRun(deliveryId: string, firstAttempt = 1) {
   return new InngestTestEngine({
     function: deliverWebhook,
-    events: [{ name: deliveryRequested.name, data: { deliveryId, firstAttempt } }],
+    events: [{ name: deliveryRequested.name, data: { deliveryId, firstAttempt, endpointId: "whe_prod_any", throttleKey: deliveryId } }],
     // Unmocked sleeps never return in the test engine; ids beyond the schedule cost nothing.
     steps: Array.from({ length: 10 }, (_, i) => ({ id: `retry-${i + 1}`, handler: () => null })),
   }).execute();
@@ -294,8 +294,8 @@ describe("overdue deliveries (the sweep's query)", () => {
 
     const mine = found.deliveries.filter((d) => Object.values(ids).includes(d.deliveryId));
     expect(mine).toEqual([
-      { deliveryId: ids.neverHandedOver, firstAttempt: 1 },
-      { deliveryId: ids.overdue, firstAttempt: 3 },
+      { deliveryId: ids.neverHandedOver, firstAttempt: 1, endpointId, maxPerSecond: null },
+      { deliveryId: ids.overdue, firstAttempt: 3, endpointId, maxPerSecond: null },
     ]);
   });
 
@@ -314,12 +314,13 @@ describe("overdue deliveries (the sweep's query)", () => {
       return [first, second];
     });
 
+    const endpoint = { endpointId, maxPerSecond: null };
     expect(pages[0]!.deliveries).toEqual([
-      { deliveryId: ids[0], firstAttempt: 1 },
-      { deliveryId: ids[1], firstAttempt: 2 },
+      { deliveryId: ids[0], firstAttempt: 1, ...endpoint },
+      { deliveryId: ids[1], firstAttempt: 2, ...endpoint },
     ]);
     expect(pages[0]!.next).toEqual({ dueAt: "2000-01-01T00:00:00.000Z", id: ids[1] });
-    expect(pages[1]!.deliveries[0]).toEqual({ deliveryId: ids[2], firstAttempt: 3 });
+    expect(pages[1]!.deliveries[0]).toEqual({ deliveryId: ids[2], firstAttempt: 3, ...endpoint });
   });
 });
 
@@ -329,8 +330,8 @@ describe("sweep-deliveries (Inngest function)", () => {
     const hour = Math.floor(tick / 3_600_000);
     const page: OverduePage = {
       deliveries: [
-        { deliveryId: "ed_prod_a", firstAttempt: 1 },
-        { deliveryId: "ed_prod_b", firstAttempt: 4 },
+        { deliveryId: "ed_prod_a", firstAttempt: 1, endpointId: "whe_prod_x", maxPerSecond: null },
+        { deliveryId: "ed_prod_b", firstAttempt: 4, endpointId: "whe_prod_y", maxPerSecond: 1 },
       ],
       next: null,
     };
@@ -348,8 +349,17 @@ describe("sweep-deliveries (Inngest function)", () => {
     const [[id, events]] = run.ctx.step.sendEvent.mock.calls as unknown as [[string, unknown[]]];
     expect(id).toBe("hand-over-0");
     expect(events).toEqual([
-      expect.objectContaining({ name: deliveryRequested.name, id: `delivery-ed_prod_a-1-sweep-${hour}`, data: { deliveryId: "ed_prod_a", firstAttempt: 1 } }),
-      expect.objectContaining({ name: deliveryRequested.name, id: `delivery-ed_prod_b-4-sweep-${hour}`, data: { deliveryId: "ed_prod_b", firstAttempt: 4 } }),
+      expect.objectContaining({
+        name: deliveryRequested.name,
+        id: `delivery-ed_prod_a-1-sweep-${hour}`,
+        data: { deliveryId: "ed_prod_a", firstAttempt: 1, endpointId: "whe_prod_x", throttleKey: "ed_prod_a" },
+      }),
+      expect.objectContaining({
+        name: deliveryRequested.name,
+        id: `delivery-ed_prod_b-4-sweep-${hour}`,
+        // The swept delivery keeps its endpoint's concurrency key and rate (1/s: one key).
+        data: { deliveryId: "ed_prod_b", firstAttempt: 4, endpointId: "whe_prod_y", throttleKey: "whe_prod_y:0" },
+      }),
     ]);
   });
 });

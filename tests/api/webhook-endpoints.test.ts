@@ -27,6 +27,7 @@ describe("webhook endpoint management", () => {
       events: ["customer.created", "invoice.paid"],
       description: "Billing sync",
       enabled: true,
+      max_deliveries_per_second: null,
       livemode: true,
       previous_secret_expires_at: null,
       failing_since: null,

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { newMerchant, type Merchant } from "../helpers/merchant";
+import { expectProblem } from "../helpers/problem";
+import type { Receiver } from "../helpers/receiver";
+import { receiverEndpoint } from "../helpers/webhooks";
+
+// The app runs with a 1.5 s attempt deadline and 300 ms retries (tests/setup/api-server.ts), and
+// the default WEBHOOK_ENDPOINT_CONCURRENCY of 8.
+const ENDPOINT_CONCURRENCY = 8;
+const receivers: Receiver[] = [];
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+
+async function endpointFor(merchant: Merchant, body: Record<string, unknown> = {}) {
+  const { receiver, endpoint } = await receiverEndpoint(merchant, ["customer.created"]);
+  receivers.push(receiver);
+  if (Object.keys(body).length > 0) {
+    const updated = await merchant.client.post(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}`, body);
+    expect(updated.status).toBe(200);
+  }
+  return { receiver, endpoint };
+}
+
+async function createCustomers(merchant: Merchant, count: number, label: string) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 10) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(10, count - i) }, (_, j) => merchant.client.post("/customers", { email: `${label}-${i + j}@example.com` })),
+    );
+    for (const created of batch) {
+      expect(created.status).toBe(201);
+      ids.push(created.body.id);
+    }
+  }
+  return ids;
+}
+
+const objectId = (request: { body: { data?: { object?: { id?: string } } } }) => request.body?.data?.object?.id;
+
+describe("delivery fairness (embedded driver)", () => {
+  it("keeps another account's endpoint prompt while one endpoint hangs with a backlog", async () => {
+    const slow = await newMerchant();
+    const { receiver: hanging, endpoint: hangingEndpoint } = await endpointFor(slow);
+    hanging.respond("hang");
+    // Stop the hanging endpoint's retries once the test is over (its deliveries then fail at once).
+    cleanups.push(() => slow.client.post(`/${slow.accountId}/webhook-endpoints/${hangingEndpoint.id}`, { enabled: false }));
+    await createCustomers(slow, 100, "backlog");
+    await hanging.waitFor(ENDPOINT_CONCURRENCY, 10_000);
+
+    const other = await newMerchant();
+    const { receiver: healthy } = await endpointFor(other);
+    const lags: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      const [customerId] = await createCustomers(other, 1, `prompt-${i}`);
+      const [arrived] = (await healthy.waitFor((r) => r.some((request) => objectId(request) === customerId), 5_000)).filter(
+        (request) => objectId(request) === customerId,
+      );
+      lags.push(arrived!.receivedAt - started);
+    }
+    // Each within 5 s of its write (generous for a loaded machine; the old driver took minutes).
+    expect(Math.max(...lags)).toBeLessThan(5_000);
+
+    // Meanwhile the hanging endpoint never held more than its limit of attempts at once, and its
+    // health says it is behind.
+    const health = await slow.client.get(`/${slow.accountId}/webhook-endpoints/${hangingEndpoint.id}/health`);
+    expect(health.status).toBe(200);
+    expect(health.body.lag.in_flight).toBeLessThanOrEqual(ENDPOINT_CONCURRENCY);
+    expect(health.body.lag.in_flight).toBeGreaterThan(0);
+    expect(health.body.lag.due).toBeGreaterThan(0);
+    expect(health.body.lag.oldest_due_seconds).toBeGreaterThan(0);
+    const openAtOnce = hanging.requests.filter((request) => request.receivedAt <= hanging.requests[0]!.receivedAt + 1_000);
+    expect(openAtOnce.length).toBeLessThanOrEqual(ENDPOINT_CONCURRENCY);
+  }, 60_000);
+
+  it("starts at most max_deliveries_per_second attempts per second for an endpoint", async () => {
+    const merchant = await newMerchant();
+    const { receiver, endpoint } = await endpointFor(merchant, { max_deliveries_per_second: 4 });
+    const retrieved = await merchant.client.get(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}`);
+    expect(retrieved.body.max_deliveries_per_second).toBe(4);
+
+    await createCustomers(merchant, 16, "paced");
+    const requests = await receiver.waitFor(16, 20_000);
+    const times = requests.map((request) => request.receivedAt).sort((a, b) => a - b);
+    // In any one-second window at most 4 (+1 for the window's closing edge and network jitter).
+    const busiest = Math.max(...times.map((start) => times.filter((t) => t >= start && t < start + 1_000).length));
+    expect(busiest).toBeLessThanOrEqual(5);
+    // 16 at 4/s: the last starts about 3.75 s after the first.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(3_000);
+
+    const health = await merchant.client.get(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}/health`);
+    const perMinute: Array<{ delivered: number; failed: number }> = health.body.lag.per_minute;
+    expect(perMinute).toHaveLength(5);
+    expect(perMinute.reduce((sum, minute) => sum + minute.delivered, 0)).toBe(16);
+  }, 60_000);
+
+  it("validates max_deliveries_per_second and lets it be cleared", async () => {
+    const merchant = await newMerchant();
+    const base = `/${merchant.accountId}/webhook-endpoints`;
+    for (const bad of [0, -1, 1.5, "10", 10_001]) {
+      const response = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: bad });
+      expectProblem(response, 422);
+    }
+    const created = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: 25 });
+    expect(created.body.max_deliveries_per_second).toBe(25);
+    const cleared = await merchant.client.post(`${base}/${created.body.id}`, { max_deliveries_per_second: null });
+    expect(cleared.body.max_deliveries_per_second).toBeNull();
+  });
+});

@@ -1,0 +1,117 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../helpers/api";
+import { createFreshDatabase } from "../helpers/database";
+import { Receiver, type ReceivedRequest } from "../helpers/receiver";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { CLOCK_TEST_ENV } from "../setup/api-server";
+
+const run = promisify(execFile);
+
+/**
+ * Two `next start` processes on one fresh database, each with its embedded delivery driver (the
+ * global setup's app is not involved). The webhook settings (1.5 s deadline, 300 ms retries) come
+ * from the environment the global setup put in place.
+ */
+let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let apps: RunningApp[] = [];
+let seed: { account_id: string; secret_token: string };
+
+beforeAll(async () => {
+  database = await createFreshDatabase("instances");
+  // The seed script migrates the database first.
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--json"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: database.url },
+  });
+  seed = JSON.parse(stdout);
+  apps = await Promise.all([0, 1].map(() => startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV })));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await database?.drop();
+}, 60_000);
+
+const clients = () => apps.map((app) => api(seed.secret_token, `${app.baseUrl}/api`));
+
+/** Creates `count` customers through the given instances in turn, `parallel` at a time. */
+async function createCustomers(label: string, count: number, through: number[] = [0, 1], parallel = 10) {
+  const all = clients();
+  for (let i = 0; i < count; i += parallel) {
+    const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => i + j);
+    const created = await Promise.all(
+      batch.map((n) => all[through[n % through.length]!]!.post("/customers", { email: `${label}-${n}@example.com` })),
+    );
+    for (const response of created) expect(response.status).toBe(201);
+  }
+}
+
+async function newEndpoint(receiver: Receiver): Promise<string> {
+  const [a] = clients();
+  const created = await a!.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+  expect(created.status).toBe(201);
+  receiver.useSecret(created.body.secret);
+  return created.body.id;
+}
+
+const deliveryIds = (requests: ReceivedRequest[]) => new Set(requests.map((request) => String(request.headers["x-webhook-delivery-id"])));
+
+describe("two app instances on one database", () => {
+  it("deliver every delivery exactly once between them", async () => {
+    const receivers = await Promise.all([Receiver.start(), Receiver.start()]);
+    try {
+      for (const receiver of receivers) await newEndpoint(receiver);
+      await createCustomers("once", 120);
+      for (const receiver of receivers) {
+        const requests = await receiver.waitFor((r) => deliveryIds(r).size >= 120, 30_000);
+        // Every (delivery, attempt) arrived once, and every delivery's first attempt succeeded.
+        const seen = requests.map((request) => `${request.headers["x-webhook-delivery-id"]}#${request.headers["x-webhook-attempt"]}`);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(requests).toHaveLength(120);
+        expect(requests.every((request) => request.headers["x-webhook-attempt"] === "1" && request.signatureValid)).toBe(true);
+      }
+      // Nothing more arrives later (no second instance sending the same deliveries late).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      for (const receiver of receivers) expect(receiver.requests).toHaveLength(120);
+    } finally {
+      await Promise.all(receivers.map((receiver) => receiver.close()));
+    }
+  }, 90_000);
+
+  it("lose nothing when one is killed (SIGKILL) mid-load", async () => {
+    const receiver = await Receiver.start();
+    try {
+      const endpointId = await newEndpoint(receiver);
+      // Load through both instances; one dies while their deliveries are under way, and the load
+      // goes on through the survivor.
+      await createCustomers("crash-a", 60);
+      await apps[0]!.kill();
+      await createCustomers("crash-b", 60, [1]);
+      // Everything committed is delivered, by the survivor for whatever the dead one had claimed
+      // (at least once: an attempt cut by the kill may arrive again with the next attempt number).
+      const expected = await countDeliveries(endpointId);
+      expect(expected).toBe(120);
+      const requests = await receiver.waitFor((r) => deliveryIds(r).size >= expected, 45_000);
+      expect(deliveryIds(requests).size).toBe(expected);
+      const perAttempt = requests.map((request) => `${request.headers["x-webhook-delivery-id"]}#${request.headers["x-webhook-attempt"]}`);
+      expect(new Set(perAttempt).size).toBe(perAttempt.length);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+});
+
+/** The endpoint's deliveries (one per customer created). */
+async function countDeliveries(endpointId: string): Promise<number> {
+  const postgres = (await import("postgres")).default;
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from event_deliveries where webhook_endpoint_id = ${endpointId}`;
+    return row!.n;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
