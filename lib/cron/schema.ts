@@ -4,11 +4,11 @@ export const CronDeliveriesRun = z
   .object({
     object: z.literal("cron_run"),
     job: z.literal("deliveries"),
-    attempted: z.number().int().meta({ description: "Attempts made in this pass (each due delivery at most once)." }),
+    attempted: z.number().int().meta({ description: "Attempts made in this run." }),
     delivered: z.number().int(),
-    retrying: z.number().int().meta({ description: "Attempts that failed and are scheduled again (a later pass)." }),
+    retrying: z.number().int().meta({ description: "Attempts that failed and are scheduled again." }),
     failed: z.number().int().meta({ description: "Attempts that failed for good." }),
-    skipped: z.number().int().meta({ description: "Due rows another pass or request was attempting." }),
+    skipped: z.number().int().meta({ description: "Endpoints with due work that another instance or run held at the time (at most, over the run's claims)." }),
     duration_ms: z.number().int(),
   })
   .meta({ id: "CronDeliveriesRun" });

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { runAllDueTransitions } from "@/lib/clock/service";
 import { config } from "@/lib/config";
 import { ServiceError } from "@/lib/errors";
-import { deliverDueOnce } from "@/lib/webhooks/deliver-due";
+import { deliverDueOnce } from "@/lib/webhooks/driver";
 import { attemptTimeoutMs } from "@/lib/webhooks/schedule";
 import type { CronClockRun, CronDeliveriesRun } from "./schema";
 
@@ -32,12 +32,13 @@ export function authorizeCron(authorization: string | null): void {
   }
 }
 
-/** One pass over due deliveries; no attempt starts once an attempt could outlast the invocation. */
+/** Passes over due deliveries; no attempt starts once an attempt could outlast the invocation. */
 export async function runDeliveriesCron(authorization: string | null): Promise<z.input<typeof CronDeliveriesRun>> {
   authorizeCron(authorization);
   const started = Date.now();
   const budgetMs = Math.max(CRON_MAX_DURATION_S * 1000 - attemptTimeoutMs() - MARGIN_MS, 5_000);
-  const pass = await deliverDueOnce({ deadline: started + budgetMs });
+  // The embedded driver's fair claim: per-endpoint caps and rates hold in cron passes too.
+  const pass = await deliverDueOnce({ deadlineMs: budgetMs });
   return { object: "cron_run", job: "deliveries", ...pass, duration_ms: Date.now() - started };
 }
 

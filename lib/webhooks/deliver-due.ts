@@ -1,11 +1,8 @@
-import { and, asc, isNotNull, lte, notInArray } from "drizzle-orm";
-import { getDb } from "@/db/client";
-import { eventDeliveries } from "@/db/schema";
+import { log, safeError } from "@/lib/log";
 import { attemptDelivery, type AttemptOutcome } from "./attempt";
 
 /** Attempts at once in one invocation: enough to overlap slow endpoints, few pooled connections. */
 const CONCURRENCY = 8;
-const BATCH = 50;
 
 export type DuePass = { attempted: number; delivered: number; retrying: number; failed: number; skipped: number };
 
@@ -27,7 +24,7 @@ export async function attemptDue(deliveryIds: readonly string[], pass: DuePass =
       try {
         tally(pass, await attemptDelivery(id, { mode: "due" }));
       } catch (error) {
-        console.error(`Webhook attempt of ${id} failed; it stays due.`, error);
+        log().error({ delivery_id: id, err: safeError(error) }, "webhook attempt failed; it stays due");
       }
     }
   };
@@ -35,37 +32,6 @@ export async function attemptDue(deliveryIds: readonly string[], pass: DuePass =
   return pass;
 }
 
-function emptyPass(): DuePass {
+export function emptyPass(): DuePass {
   return { attempted: 0, delivered: 0, retrying: 0, failed: 0, skipped: 0 };
-}
-
-/**
- * One bounded pass over the due deliveries (the serverless cron): every delivery due now gets at
- * most one attempt in this pass, oldest first, and no new attempt starts after `deadline` (one
- * in flight still runs to its own deadline, WEBHOOK_TIMEOUT_MS). What is left waits for the next
- * pass. Passes may overlap: each attempt claims its row (attempt.ts), so none runs twice.
- */
-export async function deliverDueOnce(options: { deadline: number }): Promise<DuePass> {
-  const pass = emptyPass();
-  const seen: string[] = [];
-  const db = await getDb();
-  while (Date.now() < options.deadline) {
-    const due = await db
-      .select({ id: eventDeliveries.id })
-      .from(eventDeliveries)
-      .where(
-        and(
-          isNotNull(eventDeliveries.dueAt),
-          lte(eventDeliveries.dueAt, new Date()),
-          seen.length > 0 ? notInArray(eventDeliveries.id, seen) : undefined,
-        ),
-      )
-      .orderBy(asc(eventDeliveries.dueAt))
-      .limit(BATCH);
-    if (due.length === 0) break;
-    const ids = due.map((row) => row.id);
-    seen.push(...ids);
-    await attemptDue(ids, pass);
-  }
-  return pass;
 }

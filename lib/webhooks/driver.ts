@@ -3,6 +3,7 @@ import { config } from "@/lib/config";
 import { classify, leaseMs, sendAttempt } from "./attempt";
 import { claimDue, failUndeliverable, type ClaimedDelivery } from "./claim";
 import { deliveryPool } from "./pool";
+import { emptyPass, type DuePass } from "./deliver-due";
 import { recordAttempts, type AttemptRecord } from "./record";
 
 const POLL_INTERVAL_MS = 1_000;
@@ -183,14 +184,14 @@ export class DeliveryDriver {
  * attempts under way finish, each within the 30 s deadline): for a serverless cron route, where no
  * process keeps a driver running. Same claim, fairness and caps as the driver.
  */
-export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?: number }): Promise<{ attempted: number; delivered: number }> {
+export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?: number }): Promise<DuePass> {
   const stopAt = Date.now() + options.deadlineMs;
   const room = options.maxInFlight ?? config().webhooks.maxInFlight;
-  let attempted = 0;
-  let delivered = 0;
+  const pass = emptyPass();
   await failUndeliverable((await deliveryPool()).db, new Date());
   while (Date.now() < stopAt) {
-    const { claimed, wakeAt } = await claimBatch(room);
+    const { claimed, wakeAt, skipped } = await claimBatch(room);
+    pass.skipped = Math.max(pass.skipped, skipped);
     if (claimed.length === 0) {
       // Only endpoints held back by their rate: wait for the next slot if the deadline allows.
       if (!wakeAt || wakeAt.getTime() >= stopAt) break;
@@ -199,10 +200,14 @@ export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?
     }
     const records = await Promise.all(claimed.map(attempt));
     await recordAttempts((await deliveryPool()).db, records);
-    attempted += records.length;
-    delivered += records.filter((record) => record.outcome.result === "delivered").length;
+    for (const { outcome } of records) {
+      pass.attempted++;
+      if (outcome.result === "delivered") pass.delivered++;
+      else if (outcome.result === "retry") pass.retrying++;
+      else pass.failed++;
+    }
   }
-  return { attempted, delivered };
+  return pass;
 }
 
 const DRIVER = Symbol.for("billing-service.delivery-driver");
