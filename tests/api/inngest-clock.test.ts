@@ -1,5 +1,6 @@
 import { InngestTestEngine } from "@inngest/test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { log } from "@/lib/log";
 import { inngest, transitionsDue } from "@/inngest/client";
 import { clockTick } from "@/inngest/functions/clock-tick";
 import { runDueTransitions } from "@/inngest/functions/run-due-transitions";
@@ -145,7 +146,8 @@ describe("the embedded ticker", () => {
       if (calls === 2) throw new Error("database down");
       return { accounts: 0, transitionsRun: 0 };
     });
-    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    // The service logs through pino (lib/log.ts), the error reduced to what may be logged.
+    const logged = vi.spyOn(log(), "error").mockImplementation(() => undefined);
     ticker.start(sweep, 3_600_000);
     try {
       expect(sweep).toHaveBeenCalledTimes(1);
@@ -155,7 +157,12 @@ describe("the embedded ticker", () => {
       ticker.wake();
       expect(sweep).toHaveBeenCalledTimes(1);
       release();
-      await vi.waitFor(() => expect(logged).toHaveBeenCalledWith("Clock tick failed", expect.any(Error)));
+      await vi.waitFor(() =>
+        expect(logged).toHaveBeenCalledWith(
+          expect.objectContaining({ err: expect.objectContaining({ message: "database down" }) }),
+          "clock tick failed",
+        ),
+      );
       expect(sweep).toHaveBeenCalledTimes(2);
 
       // The embedded provider wakes the process's ticker only for what is due already.
