@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import { Receiver } from "../tests/helpers/receiver";
+import { freePort } from "../tests/helpers/server";
 import { bypassHeaders } from "./bypass";
+import { Listener } from "./listener";
 
 /** The app under test: the local one from global-setup, or a deployment (E2E_BASE_URL). */
 export function baseUrl(): string {
@@ -11,16 +13,37 @@ export function baseUrl(): string {
 }
 
 /**
- * Where the webhook steps receive: an HTTPS receiver on loopback, which the app under test reaches
- * when it runs on this machine (the local app, `npm run test:e2e:deployment`); for a remote
- * deployment, a fixed port behind a tunnel (E2E_RECEIVER_PORT, its public URL E2E_RECEIVER_URL).
- * The specs use only `url`, `useSecret`, `respond`, `waitFor`, `requests` and `close`, and check
- * delivery states through the API and the dashboard, so a receiver fed by `npm run listen` (which
- * pulls events from the API) can take its place here without touching a spec.
+ * Whether the app under test can POST webhooks to this machine: only the app e2e/global-setup.ts
+ * starts (it allows loopback receivers). A deployment (E2E_BASE_URL, including the stand-in of
+ * `npm run test:e2e:deployment`) cannot, as a remote one cannot: the webhook steps then receive
+ * through `npm run listen` and check delivery outcomes against an endpoint it refuses.
+ */
+export function deliversHere(): boolean {
+  return process.env.E2E_APP_STARTED_HERE === "1";
+}
+
+/**
+ * An HTTPS receiver on loopback that the app under test delivers to directly. Only when
+ * `deliversHere()`: a deployment cannot reach it (use `startListener`).
  */
 export function startReceiver(): Promise<Receiver> {
-  const port = process.env.E2E_RECEIVER_PORT ? Number(process.env.E2E_RECEIVER_PORT) : undefined;
-  return Receiver.start({ port, publicUrl: process.env.E2E_RECEIVER_URL });
+  if (!deliversHere()) throw new Error("A deployment cannot reach a loopback receiver: receive through startListener().");
+  return Receiver.start();
+}
+
+/** The token's account's events, pulled from the API by `npm run listen` and forwarded to a loopback receiver. */
+export function startListener(token: string, events?: string[]): Promise<Listener> {
+  return Listener.start({ apiBaseUrl: `${baseUrl()}/api`, token, events });
+}
+
+/**
+ * An endpoint URL no delivery can succeed at: a name for this machine where nothing listens. A
+ * deployment refuses it at send time as a non-public address (a permanent failure, "Refused to
+ * deliver to the non-public address …"); the local app, which allows loopback, gets "connection
+ * refused". Accepted when the endpoint is made (only IP literals are checked then).
+ */
+export async function unreachableUrl(): Promise<string> {
+  return `https://localhost:${await freePort()}/webhooks`;
 }
 
 export type Merchant = { email: string; password: string; accountId: string };

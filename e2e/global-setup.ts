@@ -21,6 +21,8 @@ export default async function globalSetup() {
   await migratePostgres(database.url);
   const app = await startApp({ DATABASE_URL: database.url });
   process.env.E2E_BASE_URL = app.baseUrl;
+  // It delivers to this machine's loopback receivers (fixtures.ts `deliversHere`); a deployment does not.
+  process.env.E2E_APP_STARTED_HERE = "1";
   return async () => {
     await app.stop();
     await database.drop();

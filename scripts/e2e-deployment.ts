@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
-import { WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
 
 /**
  * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
@@ -11,7 +10,10 @@ import { WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
  * a second production server (`next start`) configured as on Vercel without Inngest (VERCEL=1,
  * CRON_SECRET: first webhook attempts after the response, no pollers) on a fresh database,
  * migrated by `npm run db:migrate` as the deploy's build command does. The suite gets only its
- * URL: no DATABASE_URL, so it can reach the app through HTTP alone. Arguments go to Playwright.
+ * URL: no DATABASE_URL, so it can reach the app through HTTP alone. Like a remote deployment, it
+ * cannot deliver webhooks to the test machine (it refuses loopback and private addresses, as in
+ * production), so a spec that needed a direct POST to a local receiver fails here: the webhook
+ * steps receive through `npm run listen`. Arguments go to Playwright.
  */
 installTestCertificate();
 const database = await createFreshDatabase("deployment");
@@ -28,13 +30,14 @@ try {
     CRON_SECRET: randomBytes(24).toString("base64url"),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
-    // The stand-in runs on this machine: its webhooks reach the suite's receivers on loopback.
-    ...WEBHOOK_TEST_ENV,
+    // As in production, and explicitly so an exported variable cannot open loopback to it.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false",
   });
   console.log(`The deployment under test: ${deployment.baseUrl}`);
   try {
     const suiteEnv: NodeJS.ProcessEnv = { ...process.env, E2E_BASE_URL: deployment.baseUrl };
     delete suiteEnv.DATABASE_URL;
+    delete suiteEnv.E2E_APP_STARTED_HERE;
     exitCode = await new Promise<number>((resolve) => {
       const suite = spawn("npx", ["playwright", "test", ...process.argv.slice(2)], { cwd: PROJECT_ROOT, env: suiteEnv, stdio: "inherit" });
       suite.once("exit", (code) => resolve(code ?? 1));

@@ -39,13 +39,12 @@ export class Receiver {
     readonly url: string,
   ) {}
 
-  /** `port`/`publicUrl`: for a deployed app, a fixed port that a tunnel at `publicUrl` forwards to. */
-  static async start(options: { port?: number; publicUrl?: string } = {}): Promise<Receiver> {
+  static async start(): Promise<Receiver> {
     const { certPath, keyPath } = testTls();
     const server = createServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) });
-    await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    const receiver = new Receiver(server, options.publicUrl ?? `https://127.0.0.1:${port}/webhooks`);
+    const receiver = new Receiver(server, `https://127.0.0.1:${port}/webhooks`);
     server.on("request", (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
