@@ -11,6 +11,7 @@
  * only; asserts nothing. Uses a fresh database (dropped at the end) on the tests' PostgreSQL
  * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
+import "./limits";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";

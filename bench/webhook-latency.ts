@@ -13,6 +13,7 @@
  * Needs the PostgreSQL server of the tests (TEST_ADMIN_DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/postgres) and openssl. Run it from the project root.
  */
+import "./limits";
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";

@@ -15,6 +15,7 @@
  *  5. two instances: the same backlog as 2, drained by two apps on one database; duplicates.
  * Needs the tests' PostgreSQL (TEST_ADMIN_DATABASE_URL) and openssl. Run from the project root.
  */
+import "./limits";
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
