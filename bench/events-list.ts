@@ -24,6 +24,7 @@ import { events } from "@/db/schema";
 import { AGGREGATE_TYPES, EVENT_TYPES, aggregateTypeOf, type AggregateType, type EventType } from "@/lib/events/catalogue";
 import type { EventFilters } from "@/lib/events/schema";
 import { createFreshDatabase } from "@/tests/helpers/database";
+import { AGGREGATE_PREFIX, AGGREGATE_WEIGHT } from "@/db/synthetic-events";
 
 // ---------------------------------------------------------------- options
 
@@ -51,36 +52,6 @@ const MAIN_ACCOUNT = "acc_prod_benchmain";
 const NOISE_ACCOUNT = "acc_prod_benchnoise";
 
 // ---------------------------------------------------------------- the data's shape
-
-/** The id prefix of each entity type (lib/ids.ts where it has one). */
-const AGGREGATE_PREFIX: Record<AggregateType, string> = {
-  payment: "py_",
-  checkout_session: "cs_",
-  payment_intent: "pi_",
-  subscription: "sub_",
-  invoice: "in_",
-  customer: "cus_",
-  customer_discount: "di_",
-  coupon: "co_",
-  price: "price_",
-  product: "prod_",
-  refund: "re_",
-};
-
-/** How busy each entity type is, and how common each verb: a skewed, plausible mix of types. */
-const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
-  payment: 3,
-  checkout_session: 1,
-  payment_intent: 2,
-  subscription: 2,
-  invoice: 3,
-  customer: 2,
-  customer_discount: 0.3,
-  coupon: 0.2,
-  price: 0.3,
-  product: 0.2,
-  refund: 0.5,
-};
 
 function verbWeight(type: EventType): number {
   const verb = type.slice(type.lastIndexOf(".") + 1);

@@ -15,7 +15,7 @@ import { AGGREGATE_TYPES, EVENT_CATALOGUE, type AggregateType } from "@/lib/even
  */
 
 /** How busy each entity type is: a skewed, plausible mix. */
-const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
+export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   payment: 3,
   checkout_session: 1,
   payment_intent: 2,
@@ -30,7 +30,7 @@ const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
-const AGGREGATE_PREFIX: Record<AggregateType, string> = {
+export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   payment: "py_",
   checkout_session: "cs_",
   payment_intent: "pi_",
