@@ -1,14 +1,58 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
+import boundaries from "eslint-plugin-boundaries";
 import { defineConfig, globalIgnores } from "eslint/config";
+
+/*
+ * The house rules of docs/STYLE.md, enforced. Each block says which rule it holds and why its
+ * exemptions are exempt.
+ */
+
+/** Outside these, the code runs on the service's clocks (lib/clock/time.ts), never on `new Date()`. */
+const REAL_TIME_ALLOWED = [
+  // The clock module itself: the real clock, the account clocks, the test clock.
+  "lib/clock/**",
+  // Transport and infrastructure run on real time whatever an account's test clock says: webhook
+  // leases, deadlines and retries, job hand-offs, cron passes, rate limits, deprecation headers,
+  // token expiry, idempotency keys' lifetime, id timestamps.
+  "lib/webhooks/**",
+  "lib/jobs/**",
+  "lib/cron/**",
+  "lib/api/**",
+  "lib/auth/**",
+  "lib/idempotency/**",
+  "lib/ids.ts",
+  "lib/log.ts",
+  // The database sockets' watchdog measures real silence on the wire.
+  "db/watchdog.ts",
+];
+
+/** Files that may read `process.env`: lib/config.ts, and what runs before or outside the app. */
+const ENV_ALLOWED = [
+  "lib/config.ts",
+  // Next.js and tool configuration, evaluated by the tools themselves, not by the app.
+  "next.config.ts",
+  "drizzle.config.ts",
+  "playwright.config.ts",
+  "playwright.screenshots.config.ts",
+  "vitest.config.ts",
+  // Runs before the configuration may be read (NEXT_RUNTIME, NEXT_PHASE) and sets NEXTAUTH_URL.
+  "instrumentation.ts",
+  "instrumentation-node.ts",
+  // Scripts, tests, benchmarks and e2e specs set up processes and databases through the environment.
+  "scripts/**",
+  "tests/**",
+  "bench/**",
+  "e2e/**",
+];
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
   globalIgnores([".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "db/migrations/**", "test-results/**"]),
   {
-    // The HTTP and UI layers reach the database only through the domain services in lib/.
-    files: ["app/**", "components/**"],
+    // The HTTP layer (routes, operation handlers) and the UI reach the database only through the domain services.
+    files: ["app/**", "components/**", "lib/*/handlers.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -16,12 +60,92 @@ export default defineConfig([
           patterns: [
             {
               group: ["@/db", "@/db/*", "**/db/*", "drizzle-orm", "drizzle-orm/*"],
-              message: "app/ and components/ call services in lib/; they never import db/ or drizzle.",
+              message: "app/, components/ and operation handlers call services in lib/; they never import db/ or drizzle.",
             },
           ],
         },
       ],
     },
+  },
+  {
+    // Domain timestamps and "is it due" decisions read ctx.now() (the account's clock, test clock included).
+    files: ["lib/**/*.ts", "db/**/*.ts"],
+    ignores: REAL_TIME_ALLOWED,
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+        },
+      ],
+    },
+  },
+  {
+    // One place reads the environment, validates it and documents every variable.
+    files: ["**/*.{ts,tsx,mjs}"],
+    ignores: ENV_ALLOWED,
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read settings through lib/config.ts (config() or its live readers)." },
+      ],
+    },
+  },
+  {
+    // Layer boundaries: who may import whom (docs/ARCHITECTURE.md, Layers).
+    files: ["**/*.{ts,tsx}"],
+    plugins: { boundaries },
+    settings: {
+      "boundaries/elements": [
+        { type: "app", pattern: "app/**", partialMatch: false },
+        { type: "components", pattern: "components/**", partialMatch: false },
+        { type: "lib", pattern: "lib/**", partialMatch: false },
+        { type: "db", pattern: "db/**", partialMatch: false },
+        { type: "inngest", pattern: "inngest/**", partialMatch: false },
+        { type: "tooling", pattern: ["scripts/**", "tests/**", "bench/**", "e2e/**"], partialMatch: false },
+      ],
+    },
+    rules: {
+      "boundaries/dependencies": [
+        "error",
+        {
+          default: "allow",
+          policies: [
+            {
+              // The UI and the routes go through lib/ (the no-restricted-imports rule above names drizzle too).
+              from: { element: { types: { anyOf: ["app", "components"] } } },
+              disallow: { to: { element: { type: "db" } } },
+            },
+            {
+              // Domain and database code never reach up into the HTTP/UI layers or the tooling.
+              from: { element: { types: { anyOf: ["lib", "db", "inngest"] } } },
+              disallow: { to: { element: { types: { anyOf: ["app", "components", "tooling"] } } } },
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A promise nobody awaits loses its errors (and, in a transaction, its ordering): await it,
+    // return it, or mark it `void` where running on is the point.
+    files: ["**/*.{ts,tsx}"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+    },
+  },
+  {
+    // The service logs through pino (lib/log.ts: JSON, redaction, no SQL parameters). lib/embedded.ts
+    // prints the local login banner for a developer's terminal, not a log line.
+    files: ["lib/**", "db/client.ts", "db/watchdog.ts"],
+    ignores: ["lib/embedded.ts"],
+    rules: { "no-console": "error" },
   },
   {
     rules: {

@@ -2,6 +2,8 @@
  * The Node.js part of instrumentation.ts: imported only when NEXT_RUNTIME is "nodejs", so the Edge
  * bundle never sees process.exit or the server modules (Next warned about them on every compile).
  */
+import type { Config } from "@/lib/config";
+
 export async function registerNode(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   // next-auth builds its callback URLs from NEXTAUTH_URL, checkout its page URLs; default to where
@@ -19,14 +21,28 @@ export async function registerNode(): Promise<void> {
   }
   const { installHttpGuard } = await import("@/lib/http/guard");
   installHttpGuard({ trustProxy: config().trustProxy });
-  if (!config().databaseUrl) {
+  // The rest runs after the server starts answering: in `next dev` its imports (the domain, the
+  // driver, the embedded database) compile for seconds, and no page should wait for that.
+  void startBackground(config()).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  });
+}
+
+async function startBackground(settings: Config): Promise<void> {
+  if (!settings.databaseUrl) {
     const { startEmbedded } = await import("@/lib/embedded");
-    await startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
+    startEmbedded(`http://localhost:${process.env.PORT ?? 3000}`);
   }
-  if (config().inngestConfigured) return;
-  if (config().serverless) {
+  if (settings.inngestConfigured) return;
+  if (settings.serverless) {
     // No timers: an instance is frozen after its response. See lib/jobs/serverless.ts.
     console.log("Serverless (VERCEL=1) without Inngest: first webhook attempts run after each response; retries and time-driven transitions run from Vercel Cron (/api/cron/*).");
+    return;
+  }
+  if (!settings.backgroundWork) {
+    // Deliveries and transitions committed here are announced (NOTIFY) to the instances that run them.
+    console.log("BACKGROUND_WORK=off: this instance serves requests only; webhook deliveries and time-driven transitions run on the instances that have it on.");
     return;
   }
   // Without Inngest, this long-lived process delivers webhooks and runs time-driven transitions itself.
@@ -34,5 +50,5 @@ export async function registerNode(): Promise<void> {
   deliveryDriver().start();
   const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
   const { runAllDueTransitions } = await import("@/lib/clock/service");
-  clockTicker().start(runAllDueTransitions, config().clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+  clockTicker().start(runAllDueTransitions, settings.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
 }

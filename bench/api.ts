@@ -1,13 +1,19 @@
 /**
  * Benchmark: the API at scale, over HTTP against `next start` (run `npx next build` first).
  *
- *   npm run bench:api -- [--events 1000000,10000000] [--requests 400] [--seconds 10] [--skip-throughput]
+ *   npm run bench:api -- [--events 1000000,10000000] [--requests 400] [--seconds 10] [--skip-throughput] [--hot-only]
  *
  * For each size (ascending; the data grows in place), with 10 % as many events on a second
  * account as noise: p50/p99 of every filter of GET /api/{account}/events and of every kind of deep
  * page, at 2 connections; at the largest size the throughput at 16 connections of /api/health (the
  * floor) and of the hot paths, with their ratios to the floor; then how each p99 grew from the
- * smallest size to the largest. Also the write-path cost of the event counters. Prints figures
+ * smallest size to the largest. Also the write-path cost of the event counters. `--hot-only`
+ * loads the data and measures only the throughput rows (for profiling: APP_NODE_ARGS; for a
+ * baseline build: APP_ROOT, see tests/helpers/server.ts).
+ *
+ * POST /api/customers is measured twice: against the instance that also delivers its webhooks (the
+ * default: every instance runs the delivery driver), and against an instance started with
+ * BACKGROUND_WORK=off while the first one delivers (API and worker instances apart). Prints figures
  * only; asserts nothing. Uses a fresh database (dropped at the end) on the tests' PostgreSQL
  * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
@@ -25,7 +31,7 @@ import { EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { Receiver } from "@/tests/helpers/receiver";
-import { startApp } from "@/tests/helpers/server";
+import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { installTestCertificate } from "@/tests/helpers/tls";
 
 function option(name: string, fallback: string): string {
@@ -39,6 +45,7 @@ const SIZES = option("events", "1000000,10000000")
 const REQUESTS = Number(option("requests", "400"));
 const SECONDS = Number(option("seconds", "10"));
 const THROUGHPUT = !process.argv.includes("--skip-throughput");
+const HOT_ONLY = process.argv.includes("--hot-only");
 const MAIN = newId("account");
 const NOISE = newId("account");
 const log = (message: string) => console.log(`  ${message}`);
@@ -79,9 +86,11 @@ async function main(): Promise<void> {
   const database = await createFreshDatabase("bench_issue10");
   const sql = postgres(database.url, { max: 4, onnotice: () => {} });
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  let apiOnly: Awaited<ReturnType<typeof startApp>> | undefined;
   let receiver: Receiver | undefined;
   const cleanUp = async () => {
     await app?.stop();
+    await apiOnly?.stop();
     await receiver?.close();
     await sql.end({ timeout: 5 });
     await database.drop();
@@ -116,6 +125,7 @@ async function main(): Promise<void> {
       await sql`vacuum (analyze) events`;
       await sql`vacuum (analyze) event_counts`;
       log(`${size.toLocaleString("en")} events loaded (+10 % noise) and vacuumed in ${elapsed(phase)}`);
+      if (HOT_ONLY) continue;
 
       const events = await sql<{ id: string; aggregate_id: string; type: string; created: Date }[]>`
         select id, aggregate_id, type, created from events tablesample system (${Math.min(100, 2_000_000 / size)}) where account_id = ${MAIN} limit 2000`;
@@ -150,7 +160,7 @@ async function main(): Promise<void> {
       perSize.set(size, results);
     }
 
-    if (SIZES.length > 1) {
+    if (SIZES.length > 1 && !HOT_ONLY) {
       const [small, large] = [SIZES[0]!, SIZES.at(-1)!];
       console.log(`\nGrowth of p99 from ${small.toLocaleString("en")} to ${large.toLocaleString("en")} events (1.0 = flat):`);
       for (const [name, result] of perSize.get(large)!) {
@@ -176,23 +186,41 @@ async function main(): Promise<void> {
       })).json() as { id: string };
       const [anAggregate] = await sql<{ aggregate_id: string }[]>`select aggregate_id from events where account_id = ${MAIN} limit 1`;
       let n = 0;
+      const post = { connections: 16, duration: SECONDS, method: "POST", body: () => JSON.stringify({ email: `c${++n}@example.com` }) };
       const hot: [string, Parameters<typeof load>[3], () => string][] = [
         ["GET /api/health (floor)", { connections: 16, duration: SECONDS }, () => "/api/health"],
         ["GET /api/customers/{id}", { connections: 16, duration: SECONDS }, () => `/api/customers/${customer.id}`],
         ["GET /api/{acc}/events?aggregate_id=…", { connections: 16, duration: SECONDS }, () => `/api/${MAIN}/events?aggregate_id=${anAggregate!.aggregate_id}`],
-        ["POST /api/customers (3 endpoints)", { connections: 16, duration: SECONDS, method: "POST", body: () => JSON.stringify({ email: `c${++n}@example.com` }) }, () => "/api/customers"],
+        ["POST /api/customers (3 endpoints)", post, () => "/api/customers"],
         ["GET /api/health (floor, again)", { connections: 16, duration: SECONDS }, () => "/api/health"],
       ];
-      console.log(`\nThroughput at 16 connections, ${SECONDS} s each (webhook deliveries to a loopback HTTPS receiver running meanwhile):`);
-      let floor = 0;
-      for (const [name, options, path] of hot) {
-        await load(base, token, path, { ...options, duration: 2 });
-        const result = await load(base, token, path, options);
-        if (name.startsWith("GET /api/health (floor)")) floor = result.rps;
-        log(`${name.padEnd(38)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  ×${(result.rps / floor).toFixed(2)} of the floor${result.errors ? `  (${result.errors} errors)` : ""}`);
-      }
+      /** Runs the rows against `target`, printing req/s, the ratio to its floor and CPU per request of `target` (and of `other`, if any). */
+      const measure = async (target: NonNullable<typeof app>, rows: typeof hot, other?: NonNullable<typeof app>) => {
+        let floor = 0;
+        for (const [name, options, path] of rows) {
+          await load(target.baseUrl, token, path, { ...options, duration: 2 });
+          const cpuBefore = processCpuMs(target.pid);
+          const otherBefore = other ? processCpuMs(other.pid) : 0;
+          const result = await load(target.baseUrl, token, path, options);
+          const requests = result.rps * (options.duration ?? SECONDS);
+          // App CPU per request (deliveries sent meanwhile included): comparable across loaded runs.
+          const cpuPerRequest = (processCpuMs(target.pid) - cpuBefore) / requests;
+          const otherCpu = other ? `  + worker ${((processCpuMs(other.pid) - otherBefore) / requests).toFixed(2)} ms CPU/request` : "";
+          if (name.startsWith("GET /api/health (floor)")) floor = result.rps;
+          log(`${name.padEnd(38)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  ×${(result.rps / floor).toFixed(2)} of the floor  ${cpuPerRequest.toFixed(2)} ms app CPU/request${otherCpu}${result.errors ? `  (${result.errors} errors)` : ""}`);
+        }
+      };
+      console.log(`\nThroughput at 16 connections, ${SECONDS} s each, one instance that also delivers the webhooks (to a loopback HTTPS receiver) meanwhile:`);
+      await measure(app, hot);
+
+      // The same POST against an API-only instance (BACKGROUND_WORK=off); the first instance,
+      // idle otherwise, delivers its webhooks as a worker. Its floor is measured the same way.
+      apiOnly = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", BACKGROUND_WORK: "off" });
+      console.log(`\nThe same on an API-only instance (BACKGROUND_WORK=off) while the first instance delivers as a worker:`);
+      await measure(apiOnly, [hot[0]!, hot[3]!, hot[4]!], app);
     }
 
+    if (HOT_ONLY) return;
     // The counters' cost on the write path, isolated: the event insert of emitEvent alone, and
     // with its counter upsert, in one transaction each, 16 at a time for SECONDS each.
     console.log(`\nWrite path: transactions/s at 16 connections inserting one event, without and with its counter upsert:`);

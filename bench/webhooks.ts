@@ -2,7 +2,7 @@
  * Benchmark: webhook delivery under load (issue 11). Prints figures only.
  *
  *   npm run build                          (once: the production build)
- *   npm run bench:webhooks [-- --burst-seconds 20 --backlog 20000 --slow-backlog 2000]
+ *   npm run bench:webhooks [-- --burst-seconds 20 --backlog 20000 --slow-backlog 2000 --only 2,3]
  *
  * Scenarios, each on a fresh PostgreSQL database and `next start` (embedded driver):
  *  1. raw: signed HTTPS POSTs from this process to the loopback receiver (the floor the driver is
@@ -28,7 +28,7 @@ import { signPayload } from "@/lib/webhooks/signature";
 import { sendWebhook } from "@/lib/webhooks/send";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { Receiver, type ReceivedRequest } from "@/tests/helpers/receiver";
-import { PROJECT_ROOT, startApp, type RunningApp } from "@/tests/helpers/server";
+import { PROJECT_ROOT, processCpuMs as cpuMs, startApp, type RunningApp } from "@/tests/helpers/server";
 import { installTestCertificate } from "@/tests/helpers/tls";
 
 const run = promisify(execFile);
@@ -45,6 +45,12 @@ const BURST_SECONDS = option("burst-seconds", 20);
 const BACKLOG = option("backlog", 20_000);
 const SLOW_BACKLOG = option("slow-backlog", 2_000);
 const FAN_OUT = 10;
+/** `--only 2,3`: run only these scenarios (the raw rate, 1, always runs: the others are read against it). */
+const ONLY = (() => {
+  const index = process.argv.indexOf("--only");
+  return index < 0 ? null : new Set((process.argv[index + 1] ?? "").split(",").map(Number));
+})();
+const runs = (scenario: number) => ONLY === null || ONLY.has(scenario);
 const WRITERS = 16;
 const RAW_SECONDS = 5;
 
@@ -152,7 +158,44 @@ async function until(done: () => boolean, timeoutMs: number): Promise<number> {
   return performance.now();
 }
 
-async function drainRate(receiver: Receiver, env: Env, apps: number): Promise<{ rate: number; duplicates: number }> {
+/**
+ * CPU time of the database's server processes serving `env`'s database so far (from /proc): a
+ * backend that ended is not counted, so read it while the apps still run.
+ */
+async function databaseCpuMs(env: Env): Promise<Map<number, number>> {
+  const backends = await env.sql<{ pid: number }[]>`select pid from pg_stat_activity where datname = current_database()`;
+  const cpu = new Map<number, number>();
+  for (const { pid } of backends) {
+    try {
+      cpu.set(pid, cpuMs(pid));
+    } catch {
+      // Ended between the query and the read.
+    }
+  }
+  return cpu;
+}
+
+const receiverCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+type DrainFigures = {
+  rate: number;
+  duplicates: number;
+  cpuPerDelivery: { app: number; database: number; receiver: number };
+  /** The database's committed transactions per delivery (claims, records, …: how well they batch). */
+  transactionsPerDelivery: number;
+};
+
+async function committedTransactions(env: Env): Promise<number> {
+  // Statistics are flushed to the shared counters about once a second: wait for the last ones.
+  await sleep(1_500);
+  const [row] = await env.sql<{ n: string }[]>`select xact_commit::text as n from pg_stat_database where datname = current_database()`;
+  return Number(row!.n);
+}
+
+async function drainRate(receiver: Receiver, env: Env, apps: number): Promise<DrainFigures> {
   const running: RunningApp[] = [];
   try {
     for (let i = 0; i < apps; i++) running.push(await startApp({ DATABASE_URL: env.url }));
@@ -164,16 +207,29 @@ async function drainRate(receiver: Receiver, env: Env, apps: number): Promise<{ 
     await until(() => mine().length >= FAN_OUT, 30_000);
     const before = mine().length;
     const started = performance.now();
+    const appCpu = () => running.reduce((sum, app) => sum + cpuMs(app.pid), 0);
+    const transactionsBefore = await committedTransactions(env);
+    const [appBefore, databaseBefore, receiverBefore] = [appCpu(), await databaseCpuMs(env), receiverCpuMs()];
     await insertBacklog(env, env.seed.account_id, ids, BACKLOG);
-    const first = await until(() => mine().length > before, 30_000);
     const finished = await until(() => countArrivals(mine()).distinct >= before + BACKLOG, 300_000);
-    await sleep(1_000);
-    void first;
-    return { rate: BACKLOG / ((finished - started) / 1000), duplicates: countArrivals(mine()).duplicates };
+    const [appAfter, databaseAfter, receiverAfter] = [appCpu(), await databaseCpuMs(env), receiverCpuMs()];
+    let database = 0;
+    for (const [pid, ms] of databaseAfter) database += ms - (databaseBefore.get(pid) ?? 0);
+    const transactions = (await committedTransactions(env)) - transactionsBefore;
+    return {
+      transactionsPerDelivery: transactions / BACKLOG,
+      rate: BACKLOG / ((finished - started) / 1000),
+      duplicates: countArrivals(mine()).duplicates,
+      cpuPerDelivery: { app: (appAfter - appBefore) / BACKLOG, database: database / BACKLOG, receiver: (receiverAfter - receiverBefore) / BACKLOG },
+    };
   } finally {
     await Promise.all(running.map((app) => app.stop()));
   }
 }
+
+const cpuText = ({ cpuPerDelivery: cpu, transactionsPerDelivery }: DrainFigures) =>
+  `CPU per delivery: app ${cpu.app.toFixed(2)} ms, database ${cpu.database.toFixed(2)} ms, receiver ${cpu.receiver.toFixed(2)} ms; ` +
+  `${transactionsPerDelivery.toFixed(2)} database transactions per delivery`;
 
 async function main(): Promise<void> {
   if (!existsSync(path.join(PROJECT_ROOT, ".next", "BUILD_ID"))) throw new Error("No production build: run `npm run build` first.");
@@ -200,103 +256,114 @@ async function main(): Promise<void> {
   const raw = await rawRate(receiver);
   console.log(`1. raw signed POSTs from one process (64 at once, ${RAW_SECONDS} s): ${f0(raw)}/s`);
 
-  let env = await freshEnvironment("one");
-  try {
-    const one = await drainRate(receiver, env, 1);
-    console.log(`2. one process drains ${BACKLOG} due deliveries over ${FAN_OUT} endpoints: ${f0(one.rate)}/s (${(one.rate / raw).toFixed(2)}× raw), duplicates ${one.duplicates}`);
-  } finally {
-    await env.drop();
+  let env: Env;
+  let app: RunningApp;
+  if (runs(2)) {
+    env = await freshEnvironment("one");
+    try {
+      const one = await drainRate(receiver, env, 1);
+      console.log(`2. one process drains ${BACKLOG} due deliveries over ${FAN_OUT} endpoints: ${f0(one.rate)}/s (${(one.rate / raw).toFixed(2)}× raw), duplicates ${one.duplicates}, ${cpuText(one)}`);
+    } finally {
+      await env.drop();
+    }
   }
 
-  env = await freshEnvironment("fanout");
-  let app = await startApp({ DATABASE_URL: env.url });
-  try {
-    const post = client(app.baseUrl, env.seed.secret_token);
-    await endpoints(post, env.seed.account_id, Array.from({ length: FAN_OUT }, (_, i) => `${receiver.url}/fan-${i}`));
-    const startedAt = new Map<string, number>();
-    const answeredAt = new Map<string, number>();
-    const arrivals: number[] = [];
-    const afterAnswer: number[] = [];
-    const seen = new Map<string, number>();
-    const fan = () => receiver.requests.filter((request) => request.path.startsWith("/webhooks/fan-"));
-    const stopAt = performance.now() + BURST_SECONDS * 1000;
-    let writes = 0;
-    const writer = async (w: number) => {
-      for (let i = 0; performance.now() < stopAt; i++) {
-        const t0 = performance.now();
-        const customer = await post("/customers", { email: `fan-${w}-${i}@example.com` });
-        startedAt.set(String(customer.id), t0);
-        answeredAt.set(String(customer.id), performance.now());
-        writes++;
+  if (runs(3)) {
+    env = await freshEnvironment("fanout");
+    app = await startApp({ DATABASE_URL: env.url });
+    try {
+      const post = client(app.baseUrl, env.seed.secret_token);
+      await endpoints(post, env.seed.account_id, Array.from({ length: FAN_OUT }, (_, i) => `${receiver.url}/fan-${i}`));
+      const startedAt = new Map<string, number>();
+      const answeredAt = new Map<string, number>();
+      const arrivals: number[] = [];
+      const afterAnswer: number[] = [];
+      const seen = new Map<string, number>();
+      const fan = () => receiver.requests.filter((request) => request.path.startsWith("/webhooks/fan-"));
+      const stopAt = performance.now() + BURST_SECONDS * 1000;
+      let writes = 0;
+      const writer = async (w: number) => {
+        for (let i = 0; performance.now() < stopAt; i++) {
+          const t0 = performance.now();
+          const customer = await post("/customers", { email: `fan-${w}-${i}@example.com` });
+          startedAt.set(String(customer.id), t0);
+          answeredAt.set(String(customer.id), performance.now());
+          writes++;
+        }
+      };
+      const burstStart = performance.now();
+      const wallOffset = Date.now() - performance.now();
+      await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+      const burstEnd = performance.now();
+      await until(() => fan().length >= writes * FAN_OUT, 300_000);
+      for (const request of fan()) {
+        const id = (request.body as { data?: { object?: { id?: string } } })?.data?.object?.id ?? "";
+        const t0 = startedAt.get(id);
+        if (t0 !== undefined) arrivals.push(request.receivedAt - wallOffset - t0);
+        const answered = answeredAt.get(id);
+        if (answered !== undefined) afterAnswer.push(request.receivedAt - wallOffset - answered);
+        seen.set(id, Math.max(seen.get(id) ?? 0, request.receivedAt - wallOffset));
       }
-    };
-    const burstStart = performance.now();
-    const wallOffset = Date.now() - performance.now();
-    await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
-    const burstEnd = performance.now();
-    await until(() => fan().length >= writes * FAN_OUT, 300_000);
-    for (const request of fan()) {
-      const id = (request.body as { data?: { object?: { id?: string } } })?.data?.object?.id ?? "";
-      const t0 = startedAt.get(id);
-      if (t0 !== undefined) arrivals.push(request.receivedAt - wallOffset - t0);
-      const answered = answeredAt.get(id);
-      if (answered !== undefined) afterAnswer.push(request.receivedAt - wallOffset - answered);
-      seen.set(id, Math.max(seen.get(id) ?? 0, request.receivedAt - wallOffset));
+      const lastArrival = Math.max(...seen.values());
+      console.log(
+        `3. fan-out ${FAN_OUT}: ${writes} writes in ${BURST_SECONDS} s (${f0(writes / ((burstEnd - burstStart) / 1000))}/s) → ${writes * FAN_OUT} deliveries ` +
+          `(${f0((writes * FAN_OUT) / ((lastArrival - burstStart) / 1000))}/s); event→receiver p50 ${f0(percentile(arrivals, 50))} ms, ` +
+          `p99 ${f0(percentile(arrivals, 99))} ms (after the POST's answer: p50 ${f0(percentile(afterAnswer, 50))} ms, ` +
+          `p99 ${f0(percentile(afterAnswer, 99))} ms); drained ${s1(Math.max(0, lastArrival - burstEnd))} after the writes stopped`,
+      );
+    } finally {
+      await app.stop();
+      await env.drop();
     }
-    const lastArrival = Math.max(...seen.values());
-    console.log(
-      `3. fan-out ${FAN_OUT}: ${writes} writes in ${BURST_SECONDS} s (${f0(writes / ((burstEnd - burstStart) / 1000))}/s) → ${writes * FAN_OUT} deliveries ` +
-        `(${f0((writes * FAN_OUT) / ((lastArrival - burstStart) / 1000))}/s); event→receiver p50 ${f0(percentile(arrivals, 50))} ms, ` +
-        `p99 ${f0(percentile(arrivals, 99))} ms (after the POST's answer: p50 ${f0(percentile(afterAnswer, 50))} ms, ` +
-        `p99 ${f0(percentile(afterAnswer, 99))} ms); drained ${s1(Math.max(0, lastArrival - burstEnd))} after the writes stopped`,
-    );
-  } finally {
-    await app.stop();
-    await env.drop();
   }
 
-  env = await freshEnvironment("isolation");
-  app = await startApp({ DATABASE_URL: env.url });
-  try {
-    const a = client(app.baseUrl, env.seed.secret_token);
-    const b = client(app.baseUrl, env.seed.sandbox_secret_token);
-    const [slow] = await endpoints(a, env.seed.account_id, [`${receiver.url}/hang`]);
-    await a("/customers", { email: "slow@example.com" });
-    await insertBacklog(env, env.seed.account_id, [slow!], SLOW_BACKLOG);
-    await endpoints(b, env.seed.sandbox_account_id, [`${receiver.url}/tenant-b`]);
-    await sleep(2_000);
-    const startedAt = new Map<string, number>();
-    const wallOffset = Date.now() - performance.now();
-    for (let i = 0; i < 300; i++) {
-      const tick = performance.now();
-      const t0 = performance.now();
-      const customer = await b("/customers", { email: `b-${i}@example.com` });
-      startedAt.set(String(customer.id), t0);
-      await sleep(Math.max(0, 50 - (performance.now() - tick)));
+  if (runs(4)) {
+    env = await freshEnvironment("isolation");
+    app = await startApp({ DATABASE_URL: env.url });
+    try {
+      const a = client(app.baseUrl, env.seed.secret_token);
+      const b = client(app.baseUrl, env.seed.sandbox_secret_token);
+      const [slow] = await endpoints(a, env.seed.account_id, [`${receiver.url}/hang`]);
+      await a("/customers", { email: "slow@example.com" });
+      await insertBacklog(env, env.seed.account_id, [slow!], SLOW_BACKLOG);
+      await endpoints(b, env.seed.sandbox_account_id, [`${receiver.url}/tenant-b`]);
+      await sleep(2_000);
+      const startedAt = new Map<string, number>();
+      const wallOffset = Date.now() - performance.now();
+      for (let i = 0; i < 300; i++) {
+        const tick = performance.now();
+        const t0 = performance.now();
+        const customer = await b("/customers", { email: `b-${i}@example.com` });
+        startedAt.set(String(customer.id), t0);
+        await sleep(Math.max(0, 50 - (performance.now() - tick)));
+      }
+      const tenantB = () => receiver.requests.filter((request) => request.path === "/webhooks/tenant-b");
+      await until(() => tenantB().length >= 300, 120_000);
+      const latencies = tenantB().map((request) => {
+        const id = (request.body as { data?: { object?: { id?: string } } })?.data?.object?.id ?? "";
+        return request.receivedAt - wallOffset - startedAt.get(id)!;
+      });
+      const hanging = receiver.requests.filter((request) => request.path === "/webhooks/hang").length;
+      console.log(
+        `4. isolation: A hangs with ${SLOW_BACKLOG} due (${hanging} attempts open); B at 20 writes/s for 15 s: ` +
+          `p50 ${f0(percentile(latencies, 50))} ms, p99 ${f0(percentile(latencies, 99))} ms, max ${f0(Math.max(...latencies))} ms`,
+      );
+    } finally {
+      await app.stop();
+      await env.drop();
     }
-    const tenantB = () => receiver.requests.filter((request) => request.path === "/webhooks/tenant-b");
-    await until(() => tenantB().length >= 300, 120_000);
-    const latencies = tenantB().map((request) => {
-      const id = (request.body as { data?: { object?: { id?: string } } })?.data?.object?.id ?? "";
-      return request.receivedAt - wallOffset - startedAt.get(id)!;
-    });
-    const hanging = receiver.requests.filter((request) => request.path === "/webhooks/hang").length;
-    console.log(
-      `4. isolation: A hangs with ${SLOW_BACKLOG} due (${hanging} attempts open); B at 20 writes/s for 15 s: ` +
-        `p50 ${f0(percentile(latencies, 50))} ms, p99 ${f0(percentile(latencies, 99))} ms, max ${f0(Math.max(...latencies))} ms`,
-    );
-  } finally {
-    await app.stop();
-    await env.drop();
   }
 
-  env = await freshEnvironment("two");
-  try {
-    const two = await drainRate(receiver, env, 2);
-    console.log(`5. two processes drain ${BACKLOG} due deliveries: ${f0(two.rate)}/s, duplicates ${two.duplicates}`);
-  } finally {
-    await env.drop();
+  if (runs(5)) {
+    env = await freshEnvironment("two");
+    try {
+      const two = await drainRate(receiver, env, 2);
+      console.log(`5. two processes drain ${BACKLOG} due deliveries: ${f0(two.rate)}/s, duplicates ${two.duplicates}, ${cpuText(two)}`);
+    } finally {
+      await env.drop();
+    }
   }
+
   await receiver.close();
 }
 

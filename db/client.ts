@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -7,7 +7,10 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { config } from "@/lib/config";
+import { log, safeError } from "@/lib/log";
 import { ambientTransaction } from "./ambient";
+import { discardTemplate, restoreTemplate } from "./embedded-template";
+import { SocketWatchdog } from "./watchdog";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -18,8 +21,20 @@ export type Executor = Database | Transaction;
 
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
-/** See docs/security.md ("Database unavailable"). */
-export const DATABASE_TIMEOUTS = { connectSeconds: 5, idleSeconds: 60, statementMs: 30_000, idleInTransactionMs: 30_000 };
+/** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
+export const DATABASE_TIMEOUTS = {
+  connectSeconds: 5,
+  idleSeconds: 60,
+  statementMs: 30_000,
+  idleInTransactionMs: 30_000,
+  /** A query still waiting for a pooled connection after this gives up (503). */
+  queueMs: 5_000,
+  /** A socket silent this long while a query waits makes db/watchdog.ts probe the database. */
+  suspectMs: 2_000,
+  probeMs: 2_000,
+  /** Silent longer than any statement may run: that socket is dead, whatever the probe says. */
+  hardMs: 35_000,
+};
 
 type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void> };
 
@@ -29,10 +44,23 @@ type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promis
 const HANDLE = Symbol.for("billing-service.db");
 type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
 
-async function openPostgres(url: string): Promise<Handle> {
-  const { poolSize, pooled } = config().database;
+/**
+ * A postgres.js pool with every wait bounded (docs/security.md, "Database unavailable"): the API's
+ * pool, and the webhook driver's (lib/webhooks/pool.ts), which adds its own startup parameters.
+ */
+export function postgresClient(
+  url: string,
+  options: { max: number; pooled: boolean; connection?: Record<string, string> },
+): postgres.Sql {
+  const { max, pooled } = options;
+  const t = DATABASE_TIMEOUTS;
+  const watchdog = new SocketWatchdog(
+    url,
+    { connectMs: t.connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs },
+    !pooled,
+  );
   const client = postgres(url, {
-    max: poolSize,
+    max,
     onnotice: () => {},
     // A transaction-mode pooler hands each transaction any server connection: a statement
     // prepared on one is unknown on the next (lib/deploy.ts).
@@ -42,6 +70,14 @@ async function openPostgres(url: string): Promise<Handle> {
     // abandoned transaction held for long.
     connect_timeout: DATABASE_TIMEOUTS.connectSeconds,
     idle_timeout: DATABASE_TIMEOUTS.idleSeconds,
+    max_lifetime: 30 * 60,
+    keep_alive: 30,
+    // Reconnect within a second once the database is back (the default backs off up to 20 s).
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    // Sockets made and watched by db/watchdog.ts: a silent one is cut instead of waited on forever.
+    // It negotiates the URL's TLS itself, so postgres.js must not.
+    ...({ socket: watchdog.socket } as object),
+    ssl: false,
     // Startup parameters: a transaction-mode pooler (PgBouncer) refuses unknown ones, so through a
     // pooler the statement limits are the pooler's and the server's (docs/decisions.md).
     ...(pooled
@@ -50,21 +86,74 @@ async function openPostgres(url: string): Promise<Handle> {
           connection: {
             statement_timeout: DATABASE_TIMEOUTS.statementMs,
             idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+            ...options.connection,
           },
         }),
   });
+  boundQueueWait(client, DATABASE_TIMEOUTS.queueMs);
+  return client;
+}
+
+async function openPostgres(url: string): Promise<Handle> {
+  const { poolSize, pooled } = config().database;
+  const client = postgresClient(url, { max: poolSize, pooled });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
 }
 
-/** The embedded database migrates itself on first use; PostgreSQL is migrated by `npm run db:migrate`. */
+/**
+ * postgres.js queues a query while every pooled connection is busy, without limit. A query not yet
+ * handed to a connection after `ms` is cancelled (postgres.js rejects it with 57014 and never sends
+ * it), so it cannot run after its request was answered. Transactions start with such a query.
+ */
+function boundQueueWait(client: postgres.Sql, ms: number): void {
+  const unsafe = client.unsafe.bind(client);
+  client.unsafe = ((...args: Parameters<typeof unsafe>) => {
+    const query = unsafe(...args) as ReturnType<typeof unsafe> & { state?: unknown };
+    const timer = setTimeout(() => {
+      if (!query.state) void query.cancel();
+    }, ms);
+    // Settling clears the timer; the query itself still runs when drizzle awaits it (postgres.js
+    // defers execution by a tick, so drizzle's `.values()` still applies).
+    query.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
+    return query;
+  }) as typeof client.unsafe;
+}
+
+/**
+ * The embedded database migrates itself on first use; PostgreSQL is migrated by `npm run db:migrate`.
+ * An empty data directory starts from the install's migrated template when there is one
+ * (db/embedded-template.ts); a template that does not open is discarded and initdb runs instead.
+ */
 async function openEmbedded(dataDir: string): Promise<Handle> {
   const dir = path.resolve(/*turbopackIgnore: true*/ process.cwd(), dataDir, "pglite");
+  mkdirSync(path.dirname(dir), { recursive: true });
+  if (restoreTemplate(dir, MIGRATIONS_FOLDER)) {
+    try {
+      return await openPglite(dir);
+    } catch (error) {
+      log().warn({ err: safeError(error) }, "The embedded database template did not open; discarded, running initdb instead");
+      discardTemplate(MIGRATIONS_FOLDER);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   mkdirSync(dir, { recursive: true });
+  return openPglite(dir);
+}
+
+async function openPglite(dir: string): Promise<Handle> {
   const client = await PGlite.create(dir);
-  const pglite = drizzlePglite(client, { schema });
-  await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { kind: "embedded", db: pglite as unknown as Database, close: () => client.close() };
+  try {
+    const pglite = drizzlePglite(client, { schema });
+    await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });
+    return { kind: "embedded", db: pglite as unknown as Database, close: () => client.close() };
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
 }
 
 function handle(): Promise<Handle> {

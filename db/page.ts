@@ -1,10 +1,13 @@
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { ServiceError } from "@/lib/errors";
 import { getDb } from "./client";
 
 type ListedTable = PgTable & { created: PgColumn; id: PgColumn };
+
+/** The column alias of the count in the first page's statement (no table has such a column). */
+const TOTAL = "__total";
 
 /** The `created` range of a page request, as the totals of a list need it. */
 export type CreatedRange = { gte?: Date; lt?: Date };
@@ -77,25 +80,41 @@ export async function pageOf<T extends ListedTable>(
   const condition = and(filtered, keyset);
   const take = page.limit + 1;
 
-  const rowsQuery = async () => {
-    if (page.offset === 0) {
-      return db.select().from(from).where(condition).orderBy(...order).limit(take);
-    }
-    // Skip over the index only (ids), then read the page's rows by primary key: a deep offset
-    // costs index entries, not whole rows.
-    const ids = (await db.select({ id: table.id }).from(from).where(condition).orderBy(...order).limit(take).offset(page.offset)).map(
-      (row) => row.id as string,
-    );
-    if (ids.length === 0) return [];
-    const byId = new Map((await db.select().from(from).where(inArray(table.id, ids))).map((row) => [(row as { id: string }).id, row]));
-    return ids.flatMap((id) => byId.get(id) ?? []); // one deleted meanwhile is left out
-  };
+  const countQuery = () => db.select({ total: sql<number>`count(*)::int` }).from(from).where(filtered);
   const totalQuery = async () => {
     if (options.total) return options.total(range);
-    const [row] = await db.select({ total: sql<number>`count(*)::int` }).from(from).where(filtered);
+    const [row] = await countQuery();
     return row?.total ?? 0;
   };
-  const [found, total] = await Promise.all([rowsQuery(), totalQuery()]);
+  let found: unknown[];
+  let total: number;
+  if (page.offset === 0 && !options.total) {
+    // The first page of a counted list: the page and the count in one statement (one round trip;
+    // the count is an uncorrelated subquery, run once over the list's index).
+    const rows = await db
+      .select({ ...getTableColumns(from), [TOTAL]: sql<number>`(${countQuery()})` })
+      .from(from)
+      .where(condition)
+      .orderBy(...order)
+      .limit(take);
+    // No row: the count is then needed apart only after a cursor (else nothing matched at all).
+    total = rows.length > 0 ? (rows[0]![TOTAL] as number) : cursorId === undefined ? 0 : await totalQuery();
+    found = rows.map(({ [TOTAL]: _total, ...row }) => row);
+  } else if (page.offset === 0) {
+    [found, total] = await Promise.all([db.select().from(from).where(condition).orderBy(...order).limit(take), totalQuery()]);
+  } else {
+    // Skip over the index only (ids), then read the page's rows by primary key: a deep offset
+    // costs index entries, not whole rows.
+    const deep = async () => {
+      const ids = (await db.select({ id: table.id }).from(from).where(condition).orderBy(...order).limit(take).offset(page.offset)).map(
+        (row) => row.id as string,
+      );
+      if (ids.length === 0) return [];
+      const byId = new Map((await db.select().from(from).where(inArray(table.id, ids))).map((row) => [(row as { id: string }).id, row]));
+      return ids.flatMap((id) => byId.get(id) ?? []); // one deleted meanwhile is left out
+    };
+    [found, total] = await Promise.all([deep(), totalQuery()]);
+  }
   const hasMore = found.length > page.limit;
   const rows = found.slice(0, page.limit);
   if (newer) rows.reverse();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, type AggregateType } from "@/lib/events/catalogue";
+import { DAY_MS, realNow } from "@/lib/clock/time";
 
 /**
  * Synthetic events for benchmarks and checks (`npm run events:load`), written with set-based SQL
@@ -92,8 +93,8 @@ export async function loadSyntheticEvents(sql: postgres.Sql, options: LoadOption
 
   const n = options.events;
   const entities = Math.max(1, Math.floor(n / 10));
-  const to = (options.to ?? new Date()).getTime();
-  const from = (options.from ?? new Date(to - 365 * 86_400_000)).getTime();
+  const to = (options.to ?? realNow()).getTime();
+  const from = (options.from ?? new Date(to - 365 * DAY_MS)).getTime();
   const batch = options.batch ?? 50_000;
   // Distinguishes this load's ids (events and entities) from every other load's.
   const tag = randomBytes(4).toString("hex");

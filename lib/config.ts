@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { assertServerlessReady, databaseSettings, type DatabaseSettings } from "./deploy";
+import { addUtcMonths } from "@/lib/clock/time";
 
 /**
  * Process configuration, read once from the environment.
@@ -14,6 +15,7 @@ const EnvSchema = z.object({
   CRON_SECRET: z.string().min(16, "CRON_SECRET must be at least 16 characters.").optional(),
   BILLING_ENV: z.enum(["prod", "stg"]).default("prod"),
   BILLING_DATA_DIR: z.string().default(".data"),
+  BILLING_TEMPLATE_DIR: z.string().default("node_modules/.cache/billing-service"),
   NODE_ENV: z.string().optional(),
   WEBHOOK_SECRET_KEY: z.string().min(32, "WEBHOOK_SECRET_KEY must be at least 32 characters.").optional(),
   WEBHOOK_RETRY_DELAYS: z.string().optional(),
@@ -36,9 +38,14 @@ const EnvSchema = z.object({
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
   CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
+  BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   TRUST_PROXY: z.enum(["true", "false"]).optional(),
+  // Read live by the functions below the configuration, not through config().
+  NEXTAUTH_URL: z.string().optional(),
+  PORT: z.string().optional(),
+  LOG_LEVEL: z.string().optional(),
 });
 
 export type Config = {
@@ -51,6 +58,8 @@ export type Config = {
   cronSecret: string | undefined;
   environment: "prod" | "stg";
   dataDir: string;
+  /** Where `npm install` keeps the embedded database's migrated template (db/embedded-template.ts). */
+  templateDir: string;
   production: boolean;
   webhooks: {
     secretKey: string | undefined;
@@ -83,6 +92,12 @@ export type Config = {
   };
   /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
   clockTickMs: number | undefined;
+  /**
+   * Whether this long-lived process runs the embedded background work (the webhook delivery
+   * driver and the clock ticker). `BACKGROUND_WORK=off` makes an instance serve requests only,
+   * beside worker instances that run it (README, "Deploying"); it needs a shared DATABASE_URL.
+   */
+  backgroundWork: boolean;
   /** Requests per second per live token; sandbox tokens and unauthenticated clients get a quarter (lib/api/rate-limit.ts). */
   rateLimitPerSecond: number;
   /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
@@ -96,17 +111,6 @@ export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
 /** The spec's minimum deprecation notice (Limits: "minimum 6 months"), in calendar months. */
 export const MIN_DEPRECATION_NOTICE_MONTHS = 6;
 export const CHANGE_PLAN_DEPRECATED_AT_DEFAULT = "2026-11-22";
-
-/** `date` plus `months` calendar months in UTC, a day the target month lacks clamped to its last day. */
-export function addUtcMonths(date: Date, months: number): Date {
-  const total = date.getUTCFullYear() * 12 + date.getUTCMonth() + months;
-  const year = Math.floor(total / 12);
-  const month = total % 12;
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(
-    Date.UTC(year, month, Math.min(date.getUTCDate(), lastDay), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()),
-  );
-}
 
 /** `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time with a zone. */
 function parseInstant(name: string, value: string): Date {
@@ -158,6 +162,33 @@ function assertProductionSecrets(env: z.output<typeof EnvSchema>): void {
 
 let cached: Config | undefined;
 
+const DEFAULT_ENDPOINT_CONCURRENCY = 16;
+
+/*
+ * Settings read live, outside the validated and cached configuration: each has a reason not to
+ * wait for config() (or not to trust its cache). They are here so that the environment is still
+ * read in this file only (lint: no-restricted-properties).
+ */
+
+/** Pino's level: the logger must work even when the configuration is invalid (it reports that). */
+export function logLevel(): string {
+  return process.env.LOG_LEVEL ?? "info";
+}
+
+/**
+ * The public base URL of this deployment: NEXTAUTH_URL, which instrumentation-node.ts may set
+ * after start-up (to where the process listens), so it is read live rather than from the cache.
+ */
+export function publicBaseUrl(): string {
+  const base = process.env.NEXTAUTH_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+  return base.replace(/\/+$/, "");
+}
+
+/** WEBHOOK_ENDPOINT_CONCURRENCY for Inngest's function options, fixed at import (before any request). */
+export function endpointConcurrencySetting(): number {
+  return Number(process.env.WEBHOOK_ENDPOINT_CONCURRENCY) || DEFAULT_ENDPOINT_CONCURRENCY;
+}
+
 export function config(): Config {
   cached ??= loadConfig(process.env);
   return cached;
@@ -173,6 +204,10 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
   const database = databaseSettings(env, serverless);
   assertServerlessReady({ serverless, databaseUrl: database.url, inngestConfigured, cronSecret: env.CRON_SECRET });
   assertProductionSecrets(env);
+  if (env.BACKGROUND_WORK === "off" && !database.url) {
+    // The embedded database is one process's: nobody else could deliver its webhooks.
+    throw new Error("BACKGROUND_WORK=off needs DATABASE_URL: another instance on the same database must run the background work.");
+  }
   return {
     databaseUrl: database.url,
     database,
@@ -180,6 +215,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     cronSecret: env.CRON_SECRET,
     environment: env.BILLING_ENV,
     dataDir: env.BILLING_DATA_DIR,
+    templateDir: env.BILLING_TEMPLATE_DIR,
     production: env.NODE_ENV === "production",
     webhooks: {
       secretKey: env.WEBHOOK_SECRET_KEY,
@@ -187,7 +223,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
       autoDisableAfter: env.WEBHOOK_AUTO_DISABLE_AFTER ?? "5d",
-      endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY ?? 8,
+      endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY,
       maxInFlight: env.WEBHOOK_MAX_IN_FLIGHT ?? 256,
       dbPoolSize: env.WEBHOOK_DB_POOL_SIZE ?? 4,
     },
@@ -210,6 +246,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
     clockTickMs: env.CLOCK_TICK_MS,
+    backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
     trustProxy: env.TRUST_PROXY === "true",

@@ -1,8 +1,12 @@
-/** Who caused a change (the event's `actor_type` / `actor_id`). */
-export type Actor = {
-  type: "user" | "api_key" | "system" | "customer";
-  id: string | null;
-};
+import type { TokenKind } from "@/lib/auth/tokens";
+
+/**
+ * Who caused a change (the event's `actor_type` / `actor_id`). A token also says its kind, which
+ * decides what a browser (publishable) may do, so no service has to look the token up again.
+ */
+export type Actor =
+  | { type: "api_key"; id: string; tokenKind: TokenKind }
+  | { type: "user" | "system" | "customer"; id: string | null };
 
 /**
  * What every domain verb receives besides its input: the account it acts on, who acts, and the

@@ -57,13 +57,25 @@ function loadEmbeddedCredentials(): SeedResult | null {
   }
 }
 
-/** On server start: migrate the embedded database, seed it when empty, print the login. */
-export async function startEmbedded(baseUrl: string): Promise<void> {
+/**
+ * On server start: claim the embedded database (throws at once if another process holds it), then
+ * migrate it, seed it when empty and print the login, in the background: pages that need no data
+ * (the sign-in page) answer meanwhile, and requests that do wait for the database to open.
+ * A database that cannot be opened stops the process.
+ */
+export function startEmbedded(baseUrl: string): void {
   const owner = embeddedOwner();
   if (owner) {
     throw new Error(`The embedded database under ${config().dataDir}/ is in use by process ${owner}.`);
   }
   claimEmbedded();
+  prepareEmbedded(baseUrl).catch((error: unknown) => {
+    console.error(`The embedded database under ${config().dataDir}/ could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}
+
+async function prepareEmbedded(baseUrl: string): Promise<void> {
   const db = await getDb();
   const [{ organizations: existing } = { organizations: 0 }] = await db
     .select({ organizations: count() })

@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { logLevel } from "@/lib/config";
 
 /**
  * The service's structured log (JSON lines on stdout). Errors are logged through `safeError`, never
@@ -34,7 +35,7 @@ export const LOG_REDACTION = {
 export function log(): Logger {
   const store = globalThis as typeof globalThis & { [LOGGER]?: Logger };
   store[LOGGER] ??= pino({
-    level: process.env.LOG_LEVEL ?? "info",
+    level: logLevel(),
     base: { service: "billing-service" },
     redact: LOG_REDACTION,
   });

@@ -1,45 +1,9 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
-import { apiTokenOperations } from "@/lib/api-tokens/operations";
-import { getBillingStatusOperation, updateBillingStatusOperation } from "@/lib/billing-status/operations";
-import { checkoutOperations } from "@/lib/checkout/operations";
-import { testClockOperations } from "@/lib/clock/operations";
-import { couponOperations } from "@/lib/coupons/operations";
-import { customerOperations } from "@/lib/customers/operations";
-import { discountOperations } from "@/lib/discounts/operations";
-import { eventOperations } from "@/lib/events/operations";
-import { getHealthOperation } from "@/lib/health/operations";
-import { invoiceOperations } from "@/lib/invoices/operations";
-import { paymentOperations } from "@/lib/payments/operations";
-import { priceOperations } from "@/lib/prices/operations";
-import { productOperations } from "@/lib/products/operations";
-import { refundOperations } from "@/lib/refunds/operations";
-import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
-import { subscriptionOperations } from "@/lib/subscriptions/operations";
-import { webhookOperations } from "@/lib/webhooks/operations";
+import { API_OPERATIONS } from "@/lib/api/operations-index";
 
-/** Every operation of the API; the OpenAPI document is generated from exactly these. */
-export const API_OPERATIONS: Operation[] = [
-  getBillingStatusOperation,
-  updateBillingStatusOperation,
-  ...eventOperations,
-  ...customerOperations,
-  ...couponOperations,
-  ...discountOperations,
-  ...productOperations,
-  ...priceOperations,
-  ...paymentOperations,
-  ...refundOperations,
-  ...invoiceOperations,
-  ...subscriptionOperations,
-  ...subscriptionChangeOperations,
-  ...checkoutOperations,
-  ...webhookOperations,
-  ...apiTokenOperations,
-  ...testClockOperations,
-  getHealthOperation,
-];
+export { API_OPERATIONS };
 
 const Problem = z
   .object({
@@ -82,6 +46,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   410: "The operation is retired; the body names the replacement.",
   415: "The body is not application/json.",
   422: "Validation error; `errors` lists the fields.",
+  503: "Not ready: the database cannot be reached; retry after `Retry-After` seconds.",
 };
 
 const pathParameterNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);

@@ -6,6 +6,7 @@ import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
+import { realNow } from "@/lib/clock/time";
 
 export const DEMO_EMAIL = "demo@example.com";
 const SEED = "seed";
@@ -50,7 +51,7 @@ export async function seedDemo(db: Database): Promise<SeedResult> {
     for (const account of [live, sandbox]) {
       await tx
         .update(apiTokens)
-        .set({ revokedAt: new Date() })
+        .set({ revokedAt: realNow() })
         .where(and(eq(apiTokens.accountId, account.id), eq(apiTokens.createdBy, SEED), isNull(apiTokens.revokedAt)));
     }
     const secret = await issueToken(tx, { accountId: live.id, kind: "secret", name: "Demo secret token", createdBy: SEED });

@@ -1,12 +1,12 @@
 import { cache } from "react";
 import { getServerSession } from "next-auth";
 import { notFound, redirect } from "next/navigation";
-import { authOptions } from "@/lib/auth/options";
+import { sessionOptions } from "@/lib/auth/session-options";
 import { findOrganizationAccount, organizationAccounts, type OrganizationAccount } from "@/lib/auth/users";
 
 /** The signed-in user, or a redirect to the sign-in page. */
 export async function requireUser() {
-  const session = await getServerSession(authOptions());
+  const session = await getServerSession(sessionOptions());
   if (!session?.user?.id || !session.user.organizationId) redirect("/signin");
   return session.user;
 }

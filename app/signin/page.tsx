@@ -3,13 +3,13 @@ import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { Suspense } from "react";
 import { SignInForm } from "@/components/auth/sign-in-form";
-import { authOptions } from "@/lib/auth/options";
+import { sessionOptions } from "@/lib/auth/session-options";
 import { config } from "@/lib/config";
 
 export const metadata: Metadata = { title: "Sign in · Billing" };
 
 export default async function SignInPage() {
-  if ((await getServerSession(authOptions()))?.user?.id) redirect("/");
+  if ((await getServerSession(sessionOptions()))?.user?.id) redirect("/");
   return (
     // The form reads ?callbackUrl= on the client.
     <Suspense>

@@ -30,6 +30,12 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
       <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
         <h1 className="min-w-0 break-all text-xl font-semibold">{customer.email}</h1>
         <div className="flex flex-wrap items-center gap-2">
+          <Link href={`/accounts/${accountId}/subscriptions?new=1&customer=${encodeURIComponent(customer.id)}`} className={linkClass}>
+            New subscription
+          </Link>
+          <Link href={`/accounts/${accountId}/invoices?new=1&customer=${encodeURIComponent(customer.id)}`} className={linkClass}>
+            New invoice
+          </Link>
           <Link href={eventsHref(accountId, { aggregate_id: customer.id })} className={linkClass}>
             View timeline
           </Link>

@@ -13,20 +13,23 @@ export function CreateCustomer({ accountId }: { accountId: string }) {
   const [open, setOpen] = useState(false);
   if (!open) return <Button onClick={() => setOpen(true)}>New customer</Button>;
   return (
-    <Card title="New customer" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
-      <ApiForm
-        label="New customer"
-        submitLabel="Create customer"
-        path={`/${accountId}/customers`}
-        invalidate={[customerQueryKeys.customers(accountId)]}
-        onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
-        fields={[
-          { name: "email", label: "Email", kind: "email", required: true },
-          { name: "name", label: "Name (optional)" },
-        ]}
-        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
-      />
-    </Card>
+    // Its own row under the page title (the header wraps), not squeezed beside it.
+    <div className="w-full">
+      <Card title="New customer" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+        <ApiForm
+          label="New customer"
+          submitLabel="Create customer"
+          path={`/${accountId}/customers`}
+          invalidate={[customerQueryKeys.customers(accountId)]}
+          onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
+          fields={[
+            { name: "email", label: "Email", kind: "email", required: true },
+            { name: "name", label: "Name (optional)" },
+          ]}
+          toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
+        />
+      </Card>
+    </div>
   );
 }
 

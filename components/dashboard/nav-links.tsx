@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/tokens", label: "API tokens" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },
+  { href: "/settings", label: "Settings" },
 ];
 
 export function NavLinks({ base }: { base: string }) {

@@ -8,6 +8,7 @@ import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
 import { RawJson } from "@/components/ui/raw-json";
 import { DeliveryCard } from "./delivery-card";
+import { ResendEvent } from "./resend-event";
 import { eventsHref, formatJson, isInFlight, queryKeys } from "./format";
 import type { EventFull, EventItem } from "./types";
 
@@ -77,6 +78,7 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
             </div>
           )}
         </Card>
+        <ResendEvent accountId={accountId} eventId={event.id} />
       </div>
     </>
   );

@@ -4,17 +4,28 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import type { FormEvent } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { ApiError, apiFetch, type ListEnvelope } from "@/components/api-client";
+import { plainMessage } from "@/components/objects/form-values";
 import { Button, Card, ErrorBox, Field, Loading, StatusBadge, Table, inputClass } from "@/components/ui";
-import { AGGREGATE_TYPES, EVENT_CATALOGUE } from "@/lib/events/catalogue";
+import { AGGREGATE_TYPES, EVENT_CATALOGUE, isEventType } from "@/lib/events/catalogue";
 import { Time } from "./bits";
-import { EVENTS_PAGE_SIZE as PAGE_SIZE, eventHref, eventListQuery, eventListState, eventsHref, queryKeys, summaryParts } from "./format";
+import {
+  EVENTS_PAGE_SIZE as PAGE_SIZE,
+  eventHref,
+  eventListQuery,
+  eventListState,
+  eventsHref,
+  filterProblems,
+  queryKeys,
+  summaryParts,
+} from "./format";
 import { EVENT_FILTER_KEYS, type EventFilterKey, type EventListItem } from "./types";
 
 
 /**
  * The account's event timeline. Filters and the page live in the URL (not in state) so a view can
- * be shared, bookmarked and survives a reload; the API validates them (unknown types → 400 shown).
+ * be shared, bookmarked and survives a reload. A filter that cannot match (an unknown type) is
+ * named in a short message and kept in its picker, so the two agree; the API is not asked.
  */
 export type EventListPage = ListEnvelope<EventListItem> & { offset: number };
 
@@ -29,6 +40,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
 
   const { filters, offset } = eventListState((key) => searchParams.get(key));
   const filtered = Object.keys(filters).length > 0;
+  const problems = filterProblems(filters);
 
   const apiQuery = eventListQuery(filters, offset);
   const initialPage = initial && initial.query === apiQuery.toString() ? initial.page : undefined;
@@ -42,6 +54,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
     // Keeps the current page on screen while the next page or filter loads.
     placeholderData: keepPreviousData,
     initialData: initialPage,
+    enabled: problems.length === 0,
   });
 
   function navigate(next: Partial<Record<EventFilterKey, string>>, nextOffset: number) {
@@ -86,6 +99,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
               onChange={(event) => event.currentTarget.form?.requestSubmit()}
             >
               <option value="">Any</option>
+              <UnknownOption value={filters.event_type} known={isEventType} />
               {EVENT_CATALOGUE.map((group) => (
                 <optgroup key={group.group} label={group.group}>
                   {group.types.map((type) => (
@@ -105,6 +119,7 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
               onChange={(event) => event.currentTarget.form?.requestSubmit()}
             >
               <option value="">Any</option>
+              <UnknownOption value={filters.aggregate_type} known={(value) => (AGGREGATE_TYPES as readonly string[]).includes(value)} />
               {AGGREGATE_TYPES.map((type) => (
                 <option key={type} value={type}>
                   {type}
@@ -131,14 +146,22 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
         title={filters.aggregate_id ? `Timeline of ${filters.aggregate_id}` : "Timeline"}
         actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}
       >
-        {query.isPending ? (
+        {problems.length > 0 ? (
+          <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+            {problems.join(" ")} No events can match: pick another value above, or{" "}
+            <button type="button" className="underline" onClick={() => navigate({}, 0)}>
+              clear the filters
+            </button>
+            .
+          </div>
+        ) : query.isPending ? (
           <Loading what="Loading events" />
         ) : query.isError && !data ? (
-          <ErrorBox error={query.error} />
+          <QueryProblem error={query.error} />
         ) : (
           <>
             {/* A failed refresh keeps the last good page on screen and says why it may be stale. */}
-            {query.isError && <ErrorBox error={query.error} />}
+            {query.isError && <QueryProblem error={query.error} />}
             {items.length === 0 ? (
               <p className="py-4 text-sm text-slate-600">
                 {data && data.total > 0
@@ -171,6 +194,24 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
         )}
       </Card>
     </div>
+  );
+}
+
+/** The bad value of a filter from the URL, shown selected in its picker rather than "Any". */
+function UnknownOption({ value, known }: { value: string | undefined; known: (value: string) => boolean }) {
+  if (!value || known(value)) return null;
+  return <option value={value}>{`${value.length > 40 ? `${value.slice(0, 40)}…` : value} (unknown)`}</option>;
+}
+
+/** The API's problem with the query in a line per field: its wording can list a whole catalogue. */
+function QueryProblem({ error }: { error: unknown }) {
+  const fields = error instanceof ApiError && error.status === 400 ? (error.problem.errors ?? []) : [];
+  if (fields.length === 0) return <ErrorBox error={error} />;
+  const short = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
+  return (
+    <ErrorBox
+      error={new Error(`These filters are not valid: ${fields.map((field) => `${field.field} (${short(plainMessage(field.message))})`).join("; ")}`)}
+    />
   );
 }
 

@@ -1,3 +1,4 @@
+import { AGGREGATE_TYPES, isEventType } from "@/lib/events/catalogue";
 import { EVENT_FILTER_KEYS, type Delivery, type DeliverySummary, type DisplayStatus, type EventFilterKey } from "./types";
 
 export function isPermanentlyFailed(delivery: Delivery): boolean {
@@ -67,4 +68,25 @@ export function eventListState(get: (key: string) => string | null | undefined):
   }
   const offset = Number(get("offset"));
   return { filters, offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0 };
+}
+
+/** The longest id filter the API takes (EventListQuery's `max(255)`). */
+const MAX_FILTER_LENGTH = 255;
+
+/**
+ * What is wrong with the URL's filters, in a few words each, found before asking the API: the
+ * API's own answer to an unknown type lists the whole catalogue, which is no help on this page.
+ */
+export function filterProblems(filters: Partial<Record<EventFilterKey, string>>): string[] {
+  const problems: string[] = [];
+  const shown = (value: string) => `“${value.length > 60 ? `${value.slice(0, 60)}…` : value}”`;
+  if (filters.event_type && !isEventType(filters.event_type)) problems.push(`Unknown event type ${shown(filters.event_type)}.`);
+  if (filters.aggregate_type && !(AGGREGATE_TYPES as readonly string[]).includes(filters.aggregate_type)) {
+    problems.push(`Unknown aggregate type ${shown(filters.aggregate_type)}.`);
+  }
+  for (const key of ["aggregate_id", "event_id"] as const) {
+    const value = filters[key];
+    if (value && value.length > MAX_FILTER_LENGTH) problems.push(`The ${key.replace("_", " ")} is too long to be an id.`);
+  }
+  return problems;
 }

@@ -21,7 +21,7 @@ export function InvoiceList({ accountId }: { accountId: string }) {
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
       head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
-      emptyHint="No invoices yet. Create one with POST /api/invoices from your server."
+      emptyHint="No invoices yet. Create one with New invoice, or with POST /api/invoices from your server."
       row={(invoice) => (
 <tr key={invoice.id} className="align-top">
         <td className="px-2 py-2">

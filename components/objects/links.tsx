@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Truncated } from "@/components/ui";
 
 /** Where each id prefix lives in the dashboard (the prefixes of lib/ids.ts). */
 const ROUTES: [prefix: string, segment: string][] = [
@@ -25,14 +26,7 @@ export function objectHref(accountId: string, id: string): string | undefined {
   return route ? `/accounts/${accountId}/${route[1]}/${encodeURIComponent(id)}` : undefined;
 }
 
-/** Text cut to one line, the whole of it on hover. */
-export function Truncated({ text, className = "" }: { text: string; className?: string }) {
-  return (
-    <span className={`block max-w-[18rem] truncate ${className}`} title={text}>
-      {text}
-    </span>
-  );
-}
+export { Truncated };
 
 /** A link to an object by id (or a dash for none). */
 export function ObjectLink({ accountId, id, children }: { accountId: string; id: unknown; children?: ReactNode }) {

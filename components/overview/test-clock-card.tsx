@@ -6,10 +6,10 @@ import { apiFetch } from "@/components/api-client";
 import { DetailItem, Time } from "@/components/events/bits";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 import { splitFormError } from "@/components/ui/form-errors";
+import { DAY_MS } from "@/lib/clock/time";
 
 type TestClock = { now: string; offset_ms: number; transitions_run: number; next_due: string | null };
 
-const DAY_MS = 86_400_000;
 const STEPS = [
   { label: "+1 day", ms: DAY_MS },
   { label: "+1 week", ms: 7 * DAY_MS },

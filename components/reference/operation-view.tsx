@@ -84,7 +84,7 @@ export function OperationView({ entry, server }: { entry: OperationEntry; server
   const body = operation.requestBody && "content" in operation.requestBody ? jsonSchema(operation.requestBody.content) : undefined;
   const responses = Object.entries(operation.responses ?? {}) as [string, oas31.ResponseObject | oas31.ReferenceObject][];
   return (
-    <article id={operationAnchor(entry)} className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="operation">
+    <article id={operationAnchor(entry)} className="scroll-mt-4 rounded-lg [contain-intrinsic-size:auto_480px] [content-visibility:auto] border border-slate-200 bg-white p-4 shadow-sm" data-testid="operation">
       <header className="flex flex-wrap items-center gap-2">
         <MethodBadge method={entry.method} />
         <code className="break-all font-mono text-sm">{entry.path}</code>

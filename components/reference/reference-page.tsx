@@ -1,3 +1,5 @@
+"use client";
+
 import type { oas31 } from "zod-openapi";
 import { MethodBadge, OperationView, operationAnchor, type Method, type OperationEntry } from "./operation-view";
 import { Fields, Prose, schemaAnchor } from "./schema-view";
@@ -23,8 +25,14 @@ function byTag(document: oas31.OpenAPIObject): [string, OperationEntry[]][] {
 const tagAnchor = (tag: string) => `tag/${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}`;
 
 /**
- * The API reference, rendered on the server from the OpenAPI document: operations by tag, their
- * parameters, bodies and answers, then every named schema. Plain HTML, nothing fetched from elsewhere.
+ * The API reference, rendered from the OpenAPI document: operations by tag, their parameters,
+ * bodies and answers, then every named schema. Nothing is fetched from elsewhere.
+ *
+ * A client component on purpose, though it has no state: the server still renders all of its
+ * HTML, but React's inline payload then carries the compact document (its props) instead of
+ * the whole rendered tree, which was twice the size of the HTML itself (3.1 MB → see
+ * docs/performance.md). Below the fold, sections skip layout and paint until scrolled to
+ * (`content-visibility: auto`), so the first render costs one screen, not the whole document.
  */
 export function ReferencePage({ document }: { document: oas31.OpenAPIObject }) {
   const groups = byTag(document);
@@ -83,7 +91,7 @@ export function ReferencePage({ document }: { document: oas31.OpenAPIObject }) {
             Schemas
           </h2>
           {schemas.map(([name, schema]) => (
-            <article key={name} id={schemaAnchor(name)} className="scroll-mt-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+            <article key={name} id={schemaAnchor(name)} className="scroll-mt-4 rounded-lg [contain-intrinsic-size:auto_160px] [content-visibility:auto] border border-slate-200 bg-white p-4 shadow-sm">
               <h3 className="font-mono text-base font-semibold">{name}</h3>
               <Prose text={"description" in schema ? schema.description : undefined} />
               <Fields schema={schema} />

@@ -2,8 +2,8 @@ import type { ReactNode } from "react";
 import type { oas31 } from "zod-openapi";
 
 /**
- * Server-rendered pieces of the API reference. No client JavaScript: the reference is plain HTML
- * generated from the same OpenAPI document `/api/openapi.json` serves.
+ * Pieces of the API reference, generated from the same OpenAPI document `/api/openapi.json`
+ * serves. Pure functions of it: rendered on the server, hydrated without a request.
  */
 
 export type Schema = oas31.SchemaObject | oas31.ReferenceObject;

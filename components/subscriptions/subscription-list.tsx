@@ -21,7 +21,7 @@ export function SubscriptionList({ accountId }: { accountId: string }) {
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
-      emptyHint="No subscriptions yet. Create one with POST /api/subscriptions from your server."
+      emptyHint="No subscriptions yet. Create one with New subscription, or with POST /api/subscriptions from your server."
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
         <td className="px-2 py-2">

@@ -3,7 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
-import { Button, ErrorBox, Loading, StatusBadge, Table, formatTime } from "@/components/ui";
+import { Button, ErrorBox, Loading, StatusBadge, Table, Truncated, formatTime } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Pager } from "@/components/ui/pager";
 import type { ApiToken } from "./types";
@@ -48,7 +48,9 @@ export function TokenList({ accountId }: { accountId: string }) {
         ) : (
           items.map((token) => (
             <tr key={token.id}>
-              <td className="px-2 py-2 font-medium">{token.name}</td>
+              <td className="px-2 py-2 font-medium">
+                <Truncated text={token.name} />
+              </td>
               <td className="px-2 py-2">{token.kind === "secret" ? "Secret" : "Publishable"}</td>
               <td className="whitespace-nowrap px-2 py-2 font-mono text-xs">{token.display}</td>
               <td className="whitespace-nowrap px-2 py-2">{formatTime(token.created)}</td>
@@ -56,7 +58,8 @@ export function TokenList({ accountId }: { accountId: string }) {
               <td className="px-2 py-2">
                 <StatusBadge status={token.status} />
               </td>
-              <td className="px-2 py-2 text-right">
+              {/* Pinned to the right edge: however wide the row, Revoke stays in view. */}
+              <td className="sticky right-0 bg-white px-2 py-2 text-right">
                 {token.status === "active" && (
                   <Button variant="secondary" onClick={() => setConfirming(token)}>
                     Revoke
@@ -81,7 +84,7 @@ export function TokenList({ accountId }: { accountId: string }) {
           }}
         >
           <p>
-            <strong>{confirming.name}</strong> (<code className="font-mono">{confirming.display}</code>) stops working at
+            <strong className="break-all">{confirming.name}</strong> (<code className="font-mono">{confirming.display}</code>) stops working at
             once: every request made with it is rejected. This cannot be undone.
           </p>
         </ConfirmDialog>

@@ -119,7 +119,7 @@ export function CopyButton({ value, label = "Copy" }: { value: string; label?: s
 export function ShownOnce({ label, value }: { label: string; value: string }) {
   return (
     <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-3">
-      <p className="text-sm font-medium text-amber-900">{label}: copy it now. It will not be shown again.</p>
+      <p className="text-sm font-medium text-amber-900 [overflow-wrap:anywhere]">{label}: copy it now. It will not be shown again.</p>
       <div className="mt-2 flex flex-wrap items-center gap-2">
         <code data-testid="shown-once-value" className="break-all rounded bg-white px-2 py-1 font-mono text-sm">
           {value}
@@ -127,6 +127,15 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
         <CopyButton value={value} />
       </div>
     </div>
+  );
+}
+
+/** Text cut to one line, the whole of it on hover: long names never push a row's buttons away. */
+export function Truncated({ text, className = "" }: { text: string; className?: string }) {
+  return (
+    <span className={`block max-w-[18rem] truncate ${className}`} title={text}>
+      {text}
+    </span>
   );
 }
 

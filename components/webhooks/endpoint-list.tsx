@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Pager } from "@/components/ui/pager";
-import { ErrorBox, Loading, StatusBadge, Table, formatTime } from "@/components/ui";
+import { ErrorBox, Loading, StatusBadge, Table, Truncated, formatTime } from "@/components/ui";
 import { eventsSummary } from "./format";
 import type { WebhookEndpoint } from "./types";
 
@@ -36,12 +36,12 @@ export function EndpointList({ accountId }: { accountId: string }) {
         ) : (
           items.map((endpoint) => (
             <tr key={endpoint.id}>
-              <td className="min-w-[12rem] max-w-xs px-2 py-2">
+              <td className="px-2 py-2">
                 <Link
                   href={`/accounts/${accountId}/webhooks/${endpoint.id}`}
-                  className="break-all font-medium text-indigo-700 underline-offset-2 hover:underline"
+                  className="font-medium text-indigo-700 underline-offset-2 hover:underline"
                 >
-                  {endpoint.url}
+                  <Truncated text={endpoint.url} />
                 </Link>
               </td>
               <td className="px-2 py-2" title={endpoint.events.join(", ")}>
@@ -53,7 +53,7 @@ export function EndpointList({ accountId }: { accountId: string }) {
                   label={endpoint.enabled ? "Enabled" : "Disabled"}
                 />
               </td>
-              <td className="px-2 py-2 text-slate-600">{endpoint.description ?? "—"}</td>
+              <td className="px-2 py-2 text-slate-600">{endpoint.description ? <Truncated text={endpoint.description} /> : "—"}</td>
               <td className="whitespace-nowrap px-2 py-2">{formatTime(endpoint.created)}</td>
             </tr>
           ))

@@ -1,11 +1,12 @@
 import { deliveryRequested, inngest } from "@/inngest/client";
+import { endpointConcurrencySetting } from "@/lib/config";
 import { attemptDelivery } from "@/lib/webhooks/attempt";
 
 /**
  * Attempts executing at once per endpoint. Function options are fixed when the app registers with
  * Inngest, so this reads the environment once, with the embedded driver's default.
  */
-export const INNGEST_ENDPOINT_CONCURRENCY = Number(process.env.WEBHOOK_ENDPOINT_CONCURRENCY) || 8;
+export const INNGEST_ENDPOINT_CONCURRENCY = endpointConcurrencySetting();
 
 /**
  * Drives one delivery's schedule: attempt n, and on a retryable failure sleep the spec's delay

@@ -8,6 +8,7 @@ import { forgetCachedTokens, issueToken } from "@/lib/auth/tokens";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import type { ApiToken, ApiTokenCreateInput } from "./schema";
+import { realNow } from "@/lib/clock/time";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 
@@ -54,7 +55,7 @@ export async function revokeApiToken({ ctx, input }: Verb<{ id: string }>): Prom
   const db = await getDb();
   await db
     .update(apiTokens)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: realNow() })
     .where(and(eq(apiTokens.accountId, ctx.accountId), eq(apiTokens.id, input.id), isNull(apiTokens.revokedAt)));
   forgetCachedTokens(ctx.accountId);
   const [row] = await db

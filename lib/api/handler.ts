@@ -21,6 +21,8 @@ import { assertStorableParams, parseBody, parseParameters, queryObject, readJson
 /** The second argument Next.js passes to a route handler. */
 export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 export type RouteHandler = (request: Request, context: RouteContext) => Promise<Response>;
+/** A route handler that knows its operation: one entry of a domain's list in `lib/<domain>/handlers.ts`. */
+export type OperationHandler = RouteHandler & { readonly operation: Operation };
 
 type Authenticated<A extends Access, T> = A extends "public" ? null : T;
 
@@ -139,10 +141,10 @@ async function authenticate(
     // An operator acts on the account named by the path, as the operator's token.
     const account = await findAccount(accountId);
     if (!account) throw new ServiceError("not_found", `No such account: '${accountId}'.`);
-    return accountContext(account, { type: "api_key", id: principal.tokenId }, correlationId);
+    return accountContext(account, { type: "api_key", id: principal.tokenId, tokenKind: principal.kind }, correlationId);
   }
   const account = { id: principal.accountId, livemode: principal.livemode, clockOffsetMs: principal.clockOffsetMs };
-  return accountContext(account, { type: "api_key", id: principal.tokenId }, correlationId);
+  return accountContext(account, { type: "api_key", id: principal.tokenId, tokenKind: principal.kind }, correlationId);
 }
 
 /** The context an operation runs in on `account`: its mode, its clock, who acts. */
@@ -173,7 +175,7 @@ function stringParams(raw: Record<string, string | string[] | undefined> | undef
 }
 
 /**
- * Wraps a domain call into a route handler: request id, deprecation, authentication,
+ * Wraps a domain call into a route handler (which carries its operation): request id, deprecation, authentication,
  * authorization, parameter and body validation, serialization, and the only try/catch.
  */
 export function handle<
@@ -182,8 +184,8 @@ export function handle<
   R extends z.ZodType,
   A extends Access,
   P extends string,
->(operation: Operation<Q, B, R, A, P>, run: (args: HandlerArgs<Q, B, A, P>) => Promise<z.input<R>>): RouteHandler {
-  return async (request, context) => {
+>(operation: Operation<Q, B, R, A, P>, run: (args: HandlerArgs<Q, B, A, P>) => Promise<z.input<R>>): OperationHandler {
+  const handler: RouteHandler = async (request, context) => {
     const requestId = newId("request");
     const headers = baseHeaders(requestId);
     try {
@@ -227,6 +229,8 @@ export function handle<
       return errorResponse(error, requestId, instanceOf(request), headers);
     }
   };
+  // The router serves the handler on the operation's paths (lib/api/router.ts).
+  return Object.assign(handler, { operation: operation as unknown as Operation });
 }
 
 /** A handler that answers every request with the same error (404 for unknown paths, 405). */
@@ -239,8 +243,8 @@ export function failWith(error: () => ServiceError, extraHeaders: Record<string,
   };
 }
 
-const METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-type MethodExports = Record<HttpMethod | "OPTIONS", RouteHandler>;
+export const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+export type MethodExports = Record<HttpMethod | "OPTIONS", RouteHandler>;
 
 /**
  * Every export a route file needs: the given methods, 405 problem for the others (never Next's

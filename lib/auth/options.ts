@@ -2,39 +2,19 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { config } from "@/lib/config";
-import { secretFromEnvOrLocal } from "@/lib/keys";
 import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
-import { currentSessionVersion, isSessionCurrent, revokeSessions } from "./revocation";
+import { currentSessionVersion, revokeSessions } from "./revocation";
+import { currentToken, sessionOptions } from "./session-options";
 import { findOrCreateOAuthUser, verifyCredentials } from "./users";
 
-declare module "next-auth" {
-  interface User {
-    organizationId?: string;
-    sessionVersion?: number;
-  }
-  interface Session {
-    user: { id: string; email: string; name: string | null; organizationId: string };
-  }
-}
-declare module "next-auth/jwt" {
-  interface JWT {
-    userId?: string;
-    organizationId?: string;
-    sessionVersion?: number;
-  }
-}
-
-export function authSecret(): string {
-  return secretFromEnvOrLocal("NEXTAUTH_SECRET", config().auth.secret);
-}
+export { authSecret, SESSION_MAX_AGE_SECONDS } from "./session-options";
 
 /** next-auth: email and password always; GitHub when GITHUB_ID and GITHUB_SECRET are set. */
 export function authOptions(): NextAuthOptions {
   const github = config().auth.github;
+  const reading = sessionOptions();
   return {
-    secret: authSecret(),
-    session: { strategy: "jwt", maxAge: 7 * 24 * 60 * 60 },
-    pages: { signIn: "/signin" },
+    ...reading,
     providers: [
       CredentialsProvider({
         id: "credentials",
@@ -60,6 +40,7 @@ export function authOptions(): NextAuthOptions {
       },
     },
     callbacks: {
+      ...reading.callbacks,
       async jwt({ token, user, account }) {
         if (user && account?.provider === "credentials") {
           token.userId = user.id;
@@ -70,20 +51,10 @@ export function authOptions(): NextAuthOptions {
           token.userId = local.id;
           token.organizationId = local.organizationId;
           token.sessionVersion = (await currentSessionVersion(local.id)) ?? 0;
-        } else if (!(await isSessionCurrent(token.userId, token.sessionVersion))) {
-          // Revoked on the server (sign-out, password change): the cookie no longer names a user.
-          return {};
+        } else {
+          return currentToken(token);
         }
         return token;
-      },
-      async session({ session, token }) {
-        session.user = {
-          id: token.userId ?? "",
-          email: token.email ?? "",
-          name: token.name ?? null,
-          organizationId: token.organizationId ?? "",
-        };
-        return session;
       },
     },
   };

@@ -26,3 +26,5 @@ export const updateBillingStatusOperation = defineOperation({
   response: { status: 200, description: "The billing status after the change, with the operator's fields.", schema: OperatorBillingStatus },
   errors: [404],
 });
+
+export const billingStatusOperations = [getBillingStatusOperation, updateBillingStatusOperation];

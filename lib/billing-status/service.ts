@@ -4,8 +4,10 @@ import { accounts, organizations } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { ensurePlatform, isPlatformOrganization, platformContext, platformStanding } from "@/lib/platform/service";
+import { one } from "@/lib/rows";
 import type { SubscriptionRow } from "@/lib/subscriptions/serialize";
 import type { BillingStatusObject, BillingStatusUpdateInput, BillingStatusValue, OperatorBillingStatusObject } from "./schema";
+import { DAY_MS, realNow } from "@/lib/clock/time";
 
 /** DESIGN.md decision 12: which kinds of payment each status allows. */
 export const STATUS_ALLOWS: Record<BillingStatusValue, { cit: boolean; mit: boolean }> = {
@@ -27,7 +29,6 @@ const FROM_SUBSCRIPTION: Record<SubscriptionRow["status"], BillingStatusValue> =
   cancelled: "cancelled",
 };
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type Standing = {
   billingStatus: BillingStatusValue | null;
@@ -134,11 +135,15 @@ export async function updateBillingStatus({
   let organization = before;
   if (Object.keys(changes).length > 0) {
     const db = await getDb();
-    [organization] = (await db
-      .update(organizations)
-      .set({ ...changes, updated: new Date() })
-      .where(eq(organizations.id, before.id))
-      .returning()) as [OrganizationRow];
+    organization = one(
+      await db
+        .update(organizations)
+        // The platform's organization row, not an account's: real time.
+        .set({ ...changes, updated: realNow() })
+        .where(eq(organizations.id, before.id))
+        .returning(),
+      "organization",
+    );
   }
   const { standing, now, customerId, subscriptionId } = await standingOf(organization);
   return {

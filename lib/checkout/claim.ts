@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { databaseKind, type Transaction } from "@/db/client";
+import { databaseKind } from "@/db/client";
 import { isLockNotAvailable } from "@/db/errors";
 import { checkoutSessions } from "@/db/schema";
 import { retryableConflict } from "@/lib/errors";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 
 const busy = (id: string) =>
   retryableConflict({
@@ -38,7 +38,7 @@ async function inProcessQueue<T>(id: string, work: () => Promise<T>): Promise<T>
 }
 
 /** Runs one change in the claim's transaction (PostgreSQL) or in a transaction of its own (embedded). */
-export type InClaim = <T>(change: (tx: Transaction) => Promise<T>) => Promise<T>;
+export type InClaim = <T>(change: (tx: ChangeTransaction) => Promise<T>) => Promise<T>;
 
 /**
  * Completing a session takes several committed steps (a customer, a subscription and its invoice,
@@ -54,8 +54,8 @@ export type InClaim = <T>(change: (tx: Transaction) => Promise<T>) => Promise<T>
  */
 export async function withSessionClaim<T>(id: string, work: (inClaim: InClaim) => Promise<T>): Promise<T> {
   return inProcessQueue(id, async () => {
-    if ((await databaseKind()) !== "postgres") return work((change) => inChangeTransaction(change));
-    return inChangeTransaction(async (claimTx) => {
+    if ((await databaseKind()) !== "postgres") return work((change) => withChangeTransaction(change));
+    return withChangeTransaction(async (claimTx) => {
       try {
         await claimTx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(eq(checkoutSessions.id, id)).for("update", { noWait: true });
       } catch (error) {

@@ -5,9 +5,11 @@ import { accountClock } from "@/lib/clock/time";
 import type { ServiceContext } from "@/lib/context";
 import { createCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
-import { getInvoice, payInvoice, voidInvoice } from "@/lib/invoices/service";
+import { getInvoice } from "@/lib/invoices/service";
+import { payInvoice, voidInvoice } from "@/lib/invoices/settle";
 import { checkSandboxPaymentMethod, DECLINE_MESSAGE, type SandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent } from "@/lib/payments/service";
+import { one } from "@/lib/rows";
 import { cancelSubscription, createSubscription } from "@/lib/subscriptions/service";
 import { withSessionClaim, type InClaim } from "./claim";
 import { assertOpen, emitSessionEvent, lockSession } from "./service";
@@ -118,7 +120,7 @@ async function markComplete(
     const before = await lockSession(tx, ctx.accountId, id);
     assertOpen(before, "completed");
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(checkoutSessions)
       .set({
         status: "complete",
@@ -131,9 +133,9 @@ async function markComplete(
         updated: now,
       })
       .where(eq(checkoutSessions.id, id))
-      .returning();
-    await emitSessionEvent(tx, ctx, "checkout.session.completed", after!, before);
-    return after!;
+      .returning());
+    await emitSessionEvent(tx, ctx, "checkout.session.completed", after, before);
+    return after;
   });
 }
 

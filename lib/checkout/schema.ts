@@ -2,6 +2,7 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 import { TrialPeriodDays } from "@/lib/subscriptions/schema";
+import { DAY_MS, MINUTE_MS } from "@/lib/clock/time";
 
 export const CHECKOUT_MODES = ["payment", "subscription"] as const;
 export const CHECKOUT_STATUSES = ["open", "complete", "expired"] as const;
@@ -10,8 +11,8 @@ export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 export const MAX_LINE_ITEMS = 20;
 /** Stripe's window: a session lives at least 30 minutes and at most 24 hours. */
-export const MIN_LIFETIME_MS = 30 * 60_000;
-export const MAX_LIFETIME_MS = 24 * 60 * 60_000;
+export const MIN_LIFETIME_MS = 30 * MINUTE_MS;
+export const MAX_LIFETIME_MS = DAY_MS;
 /** Stripe's template in `success_url`, replaced by the session id on the redirect. */
 export const SESSION_ID_TEMPLATE = "{CHECKOUT_SESSION_ID}";
 

@@ -1,18 +1,8 @@
 import type { checkoutSessions } from "@/db/schema";
+import { publicBaseUrl } from "@/lib/config";
 import { SESSION_ID_TEMPLATE, type CheckoutCompletionObject, type CheckoutSessionObject } from "./schema";
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
-
-/**
- * The public base URL of this deployment: NEXTAUTH_URL, which the dashboard's sign-in already
- * needs (instrumentation.ts defaults it to where the process listens). Not the request's origin:
- * a session's `url` is part of its state, recorded in events made by requests, by the clock and by
- * the checkout page alike, so it must not depend on which host name a request happened to use.
- */
-export function publicBaseUrl(): string {
-  const base = process.env.NEXTAUTH_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
-  return base.replace(/\/+$/, "");
-}
 
 /** The hosted checkout page of a session. */
 export function checkoutPageUrl(id: string): string {

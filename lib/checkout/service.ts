@@ -1,16 +1,17 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Executor, type Transaction } from "@/db/client";
+import { getDb, type Executor } from "@/db/client";
 import { pageOf } from "@/db/page";
-import { apiTokens, checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
+import { checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { serializedWithCompletion } from "./claim";
 import {
@@ -30,14 +31,14 @@ type Mode = "payment" | "subscription";
 const live = (accountId: string) => and(eq(checkoutSessions.accountId, accountId), isNull(checkoutSessions.deletedAt));
 
 /** The session, locked for the rest of the transaction; deleted sessions do not exist. */
-export async function lockSession(tx: Transaction, accountId: string, id: string): Promise<CheckoutSessionRow> {
+export async function lockSession(tx: ChangeTransaction, accountId: string, id: string): Promise<CheckoutSessionRow> {
   const [row] = await tx.select().from(checkoutSessions).where(and(live(accountId), eq(checkoutSessions.id, id))).for("update");
   if (!row) throw notFound("checkout session", id);
   return row;
 }
 
 export async function emitSessionEvent(
-  tx: Transaction,
+  tx: ChangeTransaction,
   ctx: ServiceContext,
   type: EventType,
   after: CheckoutSessionRow,
@@ -122,12 +123,7 @@ async function resolveLineItems(
 }
 
 /** Publishable tokens act for a browser: they may not attach a session to an existing customer. */
-async function callerIsPublishable(ctx: ServiceContext): Promise<boolean> {
-  if (ctx.actor.type !== "api_key" || ctx.actor.id === null) return false;
-  const db = await getDb();
-  const [token] = await db.select({ kind: apiTokens.kind }).from(apiTokens).where(eq(apiTokens.id, ctx.actor.id));
-  return token?.kind === "publishable";
-}
+const callerIsPublishable = (ctx: ServiceContext): boolean => ctx.actor.type === "api_key" && ctx.actor.tokenKind === "publishable";
 
 export async function createCheckoutSession({
   ctx,
@@ -145,14 +141,14 @@ export async function createCheckoutSession({
     }
   }
   const db = await getDb();
-  if (input.customer !== undefined && (await callerIsPublishable(ctx))) {
+  if (input.customer !== undefined && callerIsPublishable(ctx)) {
     throw validationFailed([
       { field: "customer", message: "Publishable tokens cannot name an existing customer; use customer_email, or a secret token." },
     ]);
   }
   const { lines, currency, totalAtom } = await resolveLineItems(db, ctx.accountId, input.mode, input.line_items);
 
-  const created = await inChangeTransaction(async (tx) => {
+  const created = await withChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {
       // For share: the customer cannot be deleted while the session that names it is being made.
       const [customer] = await tx
@@ -162,7 +158,7 @@ export async function createCheckoutSession({
         .for("share");
       if (!customer) throw validationFailed([{ field: "customer", message: `No such customer: '${input.customer}'.` }]);
     }
-    const [row] = await tx
+    const row = one(await tx
       .insert(checkoutSessions)
       .values({
         id: newId("checkoutSession"),
@@ -182,9 +178,9 @@ export async function createCheckoutSession({
         created: now,
         updated: now,
       })
-      .returning();
-    await emitSessionEvent(tx, ctx, "checkout.session.created", row!, null);
-    return row!;
+      .returning());
+    await emitSessionEvent(tx, ctx, "checkout.session.created", row, null);
+    return row;
   });
   // Expiry is due at expires_at: a driver that sleeps until then (Inngest) wakes on time.
   await transitionScheduled(ctx, created.expiresAt);
@@ -216,7 +212,7 @@ export async function updateCheckoutSession({
   input,
 }: Verb<{ id: string; changes: z.output<typeof CheckoutSessionUpdateInput> }>): Promise<CheckoutSessionRow> {
   return serializedWithCompletion(input.id, () =>
-    inChangeTransaction(async (tx) => {
+    withChangeTransaction(async (tx) => {
       const before = await lockSession(tx, ctx.accountId, input.id);
       assertOpen(before, "updated");
       const email = input.changes.customer_email;
@@ -230,13 +226,13 @@ export async function updateCheckoutSession({
         customerEmail: email === undefined ? before.customerEmail : email,
       };
       if (next.customerEmail === before.customerEmail && JSON.stringify(next.metadata) === JSON.stringify(before.metadata)) return before;
-      const [after] = await tx
+      const after = one(await tx
         .update(checkoutSessions)
         .set({ ...next, updated: ctx.now() })
         .where(eq(checkoutSessions.id, before.id))
-        .returning();
-      await emitSessionEvent(tx, ctx, "checkout.session.updated", after!, before);
-      return after!;
+        .returning());
+      await emitSessionEvent(tx, ctx, "checkout.session.updated", after, before);
+      return after;
     }),
   );
 }
@@ -244,38 +240,46 @@ export async function updateCheckoutSession({
 /** Open → deleted (soft): 404 from then on, its events kept. Complete and expired sessions are records of what happened: 409. */
 export async function deleteCheckoutSession({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
   return serializedWithCompletion(input.id, () =>
-    inChangeTransaction(async (tx) => {
+    withChangeTransaction(async (tx) => {
       const before = await lockSession(tx, ctx.accountId, input.id);
       assertOpen(before, "deleted");
       const now = ctx.now();
-      const [after] = await tx
+      const after = one(await tx
         .update(checkoutSessions)
         .set({ deletedAt: now, updated: now })
         .where(eq(checkoutSessions.id, before.id))
-        .returning();
-      await emitSessionEvent(tx, ctx, "checkout.session.deleted", after!, before, { deleted: true });
+        .returning());
+      await emitSessionEvent(tx, ctx, "checkout.session.deleted", after, before, { deleted: true });
       return { id: before.id };
     }),
   );
 }
 
-async function expireLocked(tx: Transaction, ctx: ServiceContext, before: CheckoutSessionRow, expiredAt: Date): Promise<CheckoutSessionRow> {
-  const [after] = await tx
+async function expireLocked(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  before: CheckoutSessionRow,
+  expiredAt: Date,
+  updated: Date = ctx.now(),
+): Promise<CheckoutSessionRow> {
+  const after = one(await tx
     .update(checkoutSessions)
-    .set({ status: "expired", expiredAt, updated: ctx.now() })
+    .set({ status: "expired", expiredAt, updated })
     .where(eq(checkoutSessions.id, before.id))
-    .returning();
-  await emitSessionEvent(tx, ctx, "checkout.session.expired", after!, before);
-  return after!;
+    .returning());
+  await emitSessionEvent(tx, ctx, "checkout.session.expired", after, before);
+  return after;
 }
 
 /** Open → expired now, by the merchant (the page then says so and links back to `cancel_url`). */
 export async function expireCheckoutSession({ ctx, input }: Verb<{ id: string }>): Promise<CheckoutSessionRow> {
   return serializedWithCompletion(input.id, () =>
-    inChangeTransaction(async (tx) => {
+    withChangeTransaction(async (tx) => {
       const before = await lockSession(tx, ctx.accountId, input.id);
       assertOpen(before, "expired");
-      return expireLocked(tx, ctx, before, ctx.now());
+      // One reading of the clock: expired now means `expired_at` and `updated` are the same instant.
+      const now = ctx.now();
+      return expireLocked(tx, ctx, before, now, now);
     }),
   );
 }
@@ -287,7 +291,7 @@ export async function expireCheckoutSession({ ctx, input }: Verb<{ id: string }>
  */
 export async function expireDueSession(ctx: ServiceContext, id: string): Promise<boolean> {
   return serializedWithCompletion(id, () =>
-    inChangeTransaction(async (tx) => {
+    withChangeTransaction(async (tx) => {
       const [before] = await tx
         .select()
         .from(checkoutSessions)

@@ -5,6 +5,7 @@ import { accounts } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import type { TimeTransition } from "./transitions";
+import { log } from "@/lib/log";
 
 /*
  * Helpers the time-transition kinds share (lib/clock/transitions.ts). Each kind's due condition is
@@ -38,7 +39,7 @@ export async function runEach(ids: readonly string[], runOne: (id: string) => Pr
       if (await runOne(id)) ran++;
     } catch (error) {
       if (error instanceof ServiceError && error.category === "conflict") {
-        console.warn(`Time-driven transition of ${id} skipped for now: ${error.message}`);
+        log().warn({ id, reason: error.message }, "time-driven transition skipped for now");
         continue;
       }
       throw error;

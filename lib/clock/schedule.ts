@@ -1,5 +1,6 @@
 import type { ServiceContext } from "@/lib/context";
 import { jobs } from "@/lib/jobs";
+import { log, safeError } from "@/lib/log";
 
 /**
  * Tells the job provider that something in the account falls due at `at` (the account's time),
@@ -19,6 +20,9 @@ export async function transitionScheduledAt(accountId: string, realAt: Date): Pr
   try {
     await jobs().transitionScheduled(accountId, realAt);
   } catch (error) {
-    console.error(`Could not hand the transition due at ${realAt.toISOString()} in ${accountId} to the job provider; the sweep will run it.`, error);
+    log().error(
+      { account_id: accountId, due_at: realAt.toISOString(), err: safeError(error) },
+      "could not hand a due transition to the job provider; the sweep will run it",
+    );
   }
 }

@@ -4,16 +4,17 @@ import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { one } from "@/lib/rows";
 import { TIME_TRANSITIONS } from "./registry";
 import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
-import { accountClock } from "./time";
+import { accountClock, DAY_MS } from "./time";
 import { log, safeError } from "@/lib/log";
 
 /** An advance may run at most this many transitions: a runaway (a transition that is always due) stops with a 409. */
 const MAX_TRANSITIONS_PER_ADVANCE = 10_000;
 /** How far one advance may move a test clock: long enough for a multi-year subscription story. */
-export const MAX_ADVANCE_MS = 5 * 366 * 86_400_000;
+export const MAX_ADVANCE_MS = 5 * 366 * DAY_MS;
 
 type AccountClockRow = { id: string; livemode: boolean; clockOffsetMs: number };
 
@@ -95,14 +96,14 @@ export async function nextDueInstant(accountId: string): Promise<Date | null> {
 
 async function setOffset(accountId: string, offsetMs: number): Promise<AccountClockRow> {
   const db = await getDb();
-  const [row] = await db
+  const row = one(await db
     .update(accounts)
     .set({ clockOffsetMs: offsetMs })
     .where(eq(accounts.id, accountId))
-    .returning({ id: accounts.id, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs });
+    .returning({ id: accounts.id, livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs }));
   // Token look-ups carry the account's clock: this process sees the move at once, others within 1 s.
   forgetCachedTokens(accountId);
-  return row!;
+  return row;
 }
 
 export type ClockState = { accountId: string; now: Date; offsetMs: number; transitionsRun: number; nextDue: Date | null };

@@ -1,4 +1,4 @@
-import { log, safeError } from "@/lib/log";
+import { Poller } from "@/lib/jobs/poller";
 
 /** The default interval of the embedded ticker; CLOCK_TICK_MS overrides it (tests use a short one). */
 export const DEFAULT_CLOCK_TICK_MS = 15_000;
@@ -16,46 +16,26 @@ type Sweep = () => Promise<{ accounts: number; transitionsRun: number }>;
  * provider can wake the ticker without importing the whole domain.
  */
 export class ClockTicker {
-  private timer: NodeJS.Timeout | null = null;
   private sweep: Sweep | null = null;
-  private ticking = false;
-  private tickAgain = false;
+  private readonly poller = new Poller(() => this.sweep?.() ?? Promise.resolve(), "clock tick failed");
 
   get running(): boolean {
-    return this.timer !== null;
+    return this.poller.running;
   }
 
   start(sweep: Sweep, intervalMs: number = DEFAULT_CLOCK_TICK_MS): void {
-    if (this.timer) return;
+    if (this.poller.running) return;
     this.sweep = sweep;
-    this.timer = setInterval(() => this.wake(), intervalMs);
-    // A ticker must not keep a process alive on its own (scripts, tests).
-    this.timer.unref();
-    this.wake();
+    this.poller.start(intervalMs, { unref: true });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 
   /** Run what is due now (a tick, or something just became due). */
   wake(): void {
-    if (!this.timer || !this.sweep) return;
-    if (this.ticking) {
-      this.tickAgain = true;
-      return;
-    }
-    this.ticking = true;
-    void this.sweep()
-      .catch((error) => log().error({ err: safeError(error) }, "clock tick failed"))
-      .finally(() => {
-        this.ticking = false;
-        if (this.tickAgain) {
-          this.tickAgain = false;
-          this.wake();
-        }
-      });
+    this.poller.wake();
   }
 }
 

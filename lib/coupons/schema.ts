@@ -75,9 +75,6 @@ export const CouponCreateInput = z
     if (input.duration !== "repeating" && input.duration_in_months !== undefined) {
       conflicting(ctx, "duration_in_months", "Only allowed when duration is repeating.");
     }
-    if (input.redeem_by !== undefined && Date.parse(input.redeem_by) <= Date.now()) {
-      conflicting(ctx, "redeem_by", "Must be in the future.");
-    }
   })
   .meta({ id: "CouponCreateInput" });
 

@@ -4,7 +4,7 @@ import { bpsToPercent, type CouponObject } from "./schema";
 export type CouponRow = typeof coupons.$inferSelect;
 
 /** Why the coupon cannot be applied at `now` (deleted, expired, exhausted), or null when it can. */
-export function couponUnusableReason(row: CouponRow, now: Date = new Date()): string | null {
+export function couponUnusableReason(row: CouponRow, now: Date): string | null {
   if (row.deletedAt !== null) return `Coupon '${row.id}' is deleted.`;
   if (row.redeemBy !== null && row.redeemBy.getTime() <= now.getTime()) {
     return `Coupon '${row.id}' expired at ${row.redeemBy.toISOString()} (redeem_by).`;
@@ -15,13 +15,13 @@ export function couponUnusableReason(row: CouponRow, now: Date = new Date()): st
   return null;
 }
 
-/** The coupon's `valid`: it can be applied now. */
-export function isCouponValid(row: CouponRow, now: Date = new Date()): boolean {
+/** The coupon's `valid`: it can be applied at `now`, the account's time (a sandbox's test clock counts). */
+export function isCouponValid(row: CouponRow, now: Date): boolean {
   return couponUnusableReason(row, now) === null;
 }
 
-/** The coupon as the API shows it (and as events record it). */
-export function serializeCoupon(row: CouponRow, livemode: boolean): CouponObject {
+/** The coupon as the API shows it (and as events record it) at `now`, the account's time. */
+export function serializeCoupon(row: CouponRow, livemode: boolean, now: Date): CouponObject {
   return {
     id: row.id,
     object: "coupon",
@@ -34,7 +34,7 @@ export function serializeCoupon(row: CouponRow, livemode: boolean): CouponObject
     max_redemptions: row.maxRedemptions,
     times_redeemed: row.timesRedeemed,
     redeem_by: row.redeemBy?.toISOString() ?? null,
-    valid: isCouponValid(row),
+    valid: isCouponValid(row, now),
     metadata: row.metadata,
     livemode,
     created: row.created.toISOString(),
@@ -43,6 +43,6 @@ export function serializeCoupon(row: CouponRow, livemode: boolean): CouponObject
 }
 
 /** The full entity state recorded in events. */
-export function couponState(row: CouponRow, livemode: boolean): Record<string, unknown> {
-  return serializeCoupon(row, livemode);
+export function couponState(row: CouponRow, livemode: boolean, now: Date): Record<string, unknown> {
+  return serializeCoupon(row, livemode, now);
 }

@@ -1,14 +1,15 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { coupons } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
-import { notFound } from "@/lib/errors";
+import { notFound, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { percentToBps, type CouponCreateInput, type CouponUpdateInput } from "./schema";
 import { couponState, type CouponRow } from "./serialize";
@@ -20,7 +21,7 @@ const live = (accountId: string) => and(eq(coupons.accountId, accountId), isNull
  * serialize, so `times_redeemed` never passes `max_redemptions`. Deleted coupons are included
  * so callers can say why one is unusable; `null` when the account has no such coupon.
  */
-export async function lockCouponRow(tx: Transaction, accountId: string, id: string): Promise<CouponRow | null> {
+export async function lockCouponRow(tx: ChangeTransaction, accountId: string, id: string): Promise<CouponRow | null> {
   const [row] = await tx
     .select()
     .from(coupons)
@@ -29,16 +30,20 @@ export async function lockCouponRow(tx: Transaction, accountId: string, id: stri
   return row ?? null;
 }
 
-async function lockLiveCoupon(tx: Transaction, accountId: string, id: string): Promise<CouponRow> {
+async function lockLiveCoupon(tx: ChangeTransaction, accountId: string, id: string): Promise<CouponRow> {
   const row = await lockCouponRow(tx, accountId, id);
   if (!row || row.deletedAt !== null) throw notFound("coupon", id);
   return row;
 }
 
 export async function createCoupon({ ctx, input }: Verb<z.output<typeof CouponCreateInput>>): Promise<CouponRow> {
-  return inChangeTransaction(async (tx) => {
+  // "The future" is the account's: a sandbox's test clock may have moved ahead of the real one.
+  if (input.redeem_by !== undefined && Date.parse(input.redeem_by) <= ctx.now().getTime()) {
+    throw validationFailed([{ field: "redeem_by", message: "Must be in the future." }]);
+  }
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
-    const [row] = await tx
+    const row = one(await tx
       .insert(coupons)
       .values({
         id: newId("coupon"),
@@ -55,14 +60,14 @@ export async function createCoupon({ ctx, input }: Verb<z.output<typeof CouponCr
         created: now,
         updated: now,
       })
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "coupon.created",
-      aggregateId: row!.id,
-      data: couponState(row!, ctx.livemode),
+      aggregateId: row.id,
+      data: couponState(row, ctx.livemode, ctx.now()),
       previousData: null,
     });
-    return row!;
+    return row;
   });
 }
 
@@ -85,7 +90,7 @@ export async function updateCoupon({
   ctx,
   input,
 }: Verb<{ id: string; changes: z.output<typeof CouponUpdateInput> }>): Promise<CouponRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockLiveCoupon(tx, ctx.accountId, input.id);
     const { changes } = input;
     const next = {
@@ -95,36 +100,36 @@ export async function updateCoupon({
     // No state change, no event.
     if (next.name === before.name && JSON.stringify(next.metadata) === JSON.stringify(before.metadata)) return before;
 
-    const [after] = await tx
+    const after = one(await tx
       .update(coupons)
       .set({ ...next, updated: ctx.now() })
       .where(eq(coupons.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "coupon.updated",
       aggregateId: before.id,
-      data: couponState(after!, ctx.livemode),
-      previousData: couponState(before, ctx.livemode),
+      data: couponState(after, ctx.livemode, ctx.now()),
+      previousData: couponState(before, ctx.livemode, ctx.now()),
     });
-    return after!;
+    return after;
   });
 }
 
 /** Soft delete: no new redemptions; discounts already applied keep their coupon. */
 export async function deleteCoupon({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockLiveCoupon(tx, ctx.accountId, input.id);
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(coupons)
       .set({ deletedAt: now, updated: now })
       .where(eq(coupons.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "coupon.deleted",
       aggregateId: before.id,
-      data: { ...couponState(after!, ctx.livemode), deleted: true },
-      previousData: couponState(before, ctx.livemode),
+      data: { ...couponState(after, ctx.livemode, ctx.now()), deleted: true },
+      previousData: couponState(before, ctx.livemode, ctx.now()),
     });
     return { id: before.id };
   });

@@ -1,14 +1,15 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { customers } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
 import { customerState, type CustomerRow } from "./serialize";
@@ -16,16 +17,16 @@ import { customerState, type CustomerRow } from "./serialize";
 const live = (accountId: string) => and(eq(customers.accountId, accountId), isNull(customers.deletedAt));
 
 /** The customer, locked for the rest of the transaction (changes to one customer serialize). */
-async function lockCustomer(tx: Transaction, accountId: string, id: string): Promise<CustomerRow> {
+async function lockCustomer(tx: ChangeTransaction, accountId: string, id: string): Promise<CustomerRow> {
   const [row] = await tx.select().from(customers).where(and(live(accountId), eq(customers.id, id))).for("update");
   if (!row) throw notFound("customer", id);
   return row;
 }
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
-    const [row] = await tx
+    const row = one(await tx
       .insert(customers)
       .values({
         id: newId("customer"),
@@ -37,14 +38,14 @@ export async function createCustomer({ ctx, input }: Verb<z.output<typeof Custom
         created: now,
         updated: now,
       })
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "customer.created",
-      aggregateId: row!.id,
-      data: customerState(row!, ctx.livemode),
+      aggregateId: row.id,
+      data: customerState(row, ctx.livemode),
       previousData: null,
     });
-    return row!;
+    return row;
   });
 }
 
@@ -70,7 +71,7 @@ export async function updateCustomer({
   ctx,
   input,
 }: Verb<{ id: string; changes: z.output<typeof CustomerUpdateInput> }>): Promise<CustomerRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockCustomer(tx, ctx.accountId, input.id);
     const { changes } = input;
     const next = {
@@ -87,34 +88,34 @@ export async function updateCustomer({
     // No state change, no event.
     if (unchanged) return before;
 
-    const [after] = await tx
+    const after = one(await tx
       .update(customers)
       .set({ ...next, updated: ctx.now() })
       .where(eq(customers.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "customer.updated",
       aggregateId: before.id,
-      data: customerState(after!, ctx.livemode),
+      data: customerState(after, ctx.livemode),
       previousData: customerState(before, ctx.livemode),
     });
-    return after!;
+    return after;
   });
 }
 
 export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockCustomer(tx, ctx.accountId, input.id);
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(customers)
       .set({ deletedAt: now, updated: now })
       .where(eq(customers.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "customer.deleted",
       aggregateId: before.id,
-      data: { ...customerState(after!, ctx.livemode), deleted: true },
+      data: { ...customerState(after, ctx.livemode), deleted: true },
       previousData: customerState(before, ctx.livemode),
     });
     return { id: before.id };

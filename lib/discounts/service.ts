@@ -1,20 +1,22 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb } from "@/db/client";
 import { coupons, customerDiscounts, customers } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { lockCouponRow } from "@/lib/coupons/service";
 import { couponUnusableReason, type CouponRow } from "@/lib/coupons/serialize";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { addUtcMonths } from "@/lib/clock/time";
 import { newId } from "@/lib/ids";
-import { addMonths, discountState, type DiscountWithCoupon } from "./serialize";
+import { one } from "@/lib/rows";
+import { discountState, type DiscountWithCoupon } from "./serialize";
 
 const activeOf = (customerId: string) =>
   and(eq(customerDiscounts.customerId, customerId), eq(customerDiscounts.active, true), isNull(customerDiscounts.deletedAt));
 
 /** Locks the customer first: every discount change of one customer serializes on that row. */
-async function lockCustomer(tx: Transaction, accountId: string, id: string): Promise<void> {
+async function lockCustomer(tx: ChangeTransaction, accountId: string, id: string): Promise<void> {
   const [row] = await tx
     .select({ id: customers.id })
     .from(customers)
@@ -32,7 +34,7 @@ function assertUsable(coupon: CouponRow | null, id: string, now: Date): asserts 
   if (reason !== null) throw validationFailed([{ field: "coupon", message: reason }], reason);
 }
 
-async function couponById(tx: Transaction, id: string): Promise<CouponRow> {
+async function couponById(tx: ChangeTransaction, id: string): Promise<CouponRow> {
   const [row] = await tx.select().from(coupons).where(eq(coupons.id, id));
   return row!; // a foreign key guarantees it
 }
@@ -47,22 +49,22 @@ export async function applyDiscount({
   ctx,
   input,
 }: Verb<{ customerId: string; couponId: string }>): Promise<DiscountWithCoupon> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     await lockCustomer(tx, ctx.accountId, input.customerId);
     const coupon = await lockCouponRow(tx, ctx.accountId, input.couponId);
     const now = ctx.now();
     assertUsable(coupon, input.couponId, now);
 
-    const [redeemed] = await tx
+    const redeemed = one(await tx
       .update(coupons)
       .set({ timesRedeemed: coupon.timesRedeemed + 1, updated: now })
       .where(eq(coupons.id, coupon.id))
-      .returning();
+      .returning());
     const terms = {
       couponId: coupon.id,
       start: now,
       // Creation requires duration_in_months exactly for repeating coupons.
-      end: coupon.duration === "repeating" && coupon.durationInMonths !== null ? addMonths(now, coupon.durationInMonths) : null,
+      end: coupon.duration === "repeating" && coupon.durationInMonths !== null ? addUtcMonths(now, coupon.durationInMonths) : null,
       updated: now,
     };
 
@@ -70,26 +72,26 @@ export async function applyDiscount({
     if (existing) {
       // The previous state shows the old coupon as it was before this redemption.
       const previousCoupon = existing.couponId === coupon.id ? coupon : await couponById(tx, existing.couponId);
-      const [after] = await tx.update(customerDiscounts).set(terms).where(eq(customerDiscounts.id, existing.id)).returning();
-      const result = { discount: after!, coupon: redeemed! };
+      const after = one(await tx.update(customerDiscounts).set(terms).where(eq(customerDiscounts.id, existing.id)).returning());
+      const result = { discount: after, coupon: redeemed };
       await emitEvent(tx, ctx, {
         type: "customer.discount.updated",
         aggregateId: existing.id,
-        data: discountState(result, ctx.livemode),
-        previousData: discountState({ discount: existing, coupon: previousCoupon }, ctx.livemode),
+        data: discountState(result, ctx.livemode, ctx.now()),
+        previousData: discountState({ discount: existing, coupon: previousCoupon }, ctx.livemode, ctx.now()),
       });
       return result;
     }
 
-    const [created] = await tx
+    const created = one(await tx
       .insert(customerDiscounts)
       .values({ id: newId("customerDiscount"), accountId: ctx.accountId, customerId: input.customerId, created: now, ...terms })
-      .returning();
-    const result = { discount: created!, coupon: redeemed! };
+      .returning());
+    const result = { discount: created, coupon: redeemed };
     await emitEvent(tx, ctx, {
       type: "customer.discount.created",
-      aggregateId: created!.id,
-      data: discountState(result, ctx.livemode),
+      aggregateId: created.id,
+      data: discountState(result, ctx.livemode, ctx.now()),
       previousData: null,
     });
     return result;
@@ -114,22 +116,22 @@ export async function getDiscount({ ctx, input }: Verb<{ customerId: string }>):
 
 /** Ends the customer's discount now. The redemption stays counted on the coupon. */
 export async function deleteDiscount({ ctx, input }: Verb<{ customerId: string }>): Promise<{ id: string }> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     await lockCustomer(tx, ctx.accountId, input.customerId);
     const [before] = await tx.select().from(customerDiscounts).where(activeOf(input.customerId)).for("update");
     if (!before) throw noDiscount(input.customerId);
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(customerDiscounts)
       .set({ active: false, deletedAt: now, updated: now })
       .where(eq(customerDiscounts.id, before.id))
-      .returning();
+      .returning());
     const coupon = await couponById(tx, before.couponId);
     await emitEvent(tx, ctx, {
       type: "customer.discount.deleted",
       aggregateId: before.id,
-      data: { ...discountState({ discount: after!, coupon }, ctx.livemode), deleted: true },
-      previousData: discountState({ discount: before, coupon }, ctx.livemode),
+      data: { ...discountState({ discount: after, coupon }, ctx.livemode, ctx.now()), deleted: true },
+      previousData: discountState({ discount: before, coupon }, ctx.livemode, ctx.now()),
     });
     return { id: before.id };
   });

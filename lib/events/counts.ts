@@ -4,6 +4,7 @@ import type { CreatedRange } from "@/db/page";
 import { eventCounts, events } from "@/db/schema";
 import { aggregateTypeOf, type EventType } from "./catalogue";
 import type { EventFilters } from "./schema";
+import { DAY_MS } from "@/lib/clock/time";
 
 /**
  * Rows per (account, dimension, value, day) that writers spread over: enough that the 16
@@ -11,7 +12,6 @@ import type { EventFilters } from "./schema";
  * a handful. The shard has no meaning beyond that.
  */
 export const EVENT_COUNT_SHARDS = 8;
-const DAY_MS = 86_400_000;
 const shardOfTransaction = new WeakMap<Executor, number>();
 
 /** The UTC day an event is counted under, as `YYYY-MM-DD`. */
@@ -20,30 +20,40 @@ export function countDay(created: Date): string {
 }
 
 /**
- * Adds one event to the account's totals, in the transaction that writes it: one statement,
+ * The statement that adds one event to the account's totals, in the transaction that writes it:
  * one row per dimension (all, its aggregate type, its type). `aggregate_type` + `type` needs no
- * row of its own, since a type belongs to exactly one aggregate type.
+ * row of its own, since a type belongs to exactly one aggregate type. emitEvent runs it as one
+ * part of its single statement; its text never changes (the values are parameters).
  */
-export async function countEvent(tx: Executor, event: { accountId: string; type: EventType; created: Date }): Promise<void> {
+export function countUpsert(tx: Executor, event: { accountId: string; type: EventType; created: Date }): SQL {
   const day = countDay(event.created);
   // One shard per transaction: a change that emits several events then locks rows of one shard
   // only, always its `all` row first, so two such transactions cannot deadlock.
   let shard = shardOfTransaction.get(tx);
   if (shard === undefined) shardOfTransaction.set(tx, (shard = Math.floor(Math.random() * EVENT_COUNT_SHARDS)));
-  const row = (dimension: "all" | "aggregate_type" | "type", value: string) =>
-    ({ accountId: event.accountId, dimension, value, day, shard, count: 1 }) as const;
-  await tx
-    .insert(eventCounts)
-    .values([row("all", ""), row("aggregate_type", aggregateTypeOf(event.type)), row("type", event.type)])
-    .onConflictDoUpdate({
-      target: [eventCounts.accountId, eventCounts.dimension, eventCounts.value, eventCounts.day, eventCounts.shard],
-      set: { count: sql`${eventCounts.count} + excluded.count` },
-    });
+  const row = (dimension: string, value: string) => sql`(${event.accountId}, ${dimension}, ${value}, ${day}::date, ${shard}::smallint, 1)`;
+  return sql`insert into ${eventCounts} (account_id, dimension, value, day, shard, count)
+    values ${row("all", "")}, ${row("aggregate_type", aggregateTypeOf(event.type))}, ${row("type", event.type)}
+    on conflict (account_id, dimension, value, day, shard) do update set count = ${eventCounts}.count + excluded.count`;
+}
+
+/** Adds one event to the account's totals (see countUpsert). */
+export async function countEvent(tx: Executor, event: { accountId: string; type: EventType; created: Date }): Promise<void> {
+  await tx.execute(countUpsert(tx, event));
+}
+
+/**
+ * Whether the filters' total is a `count(*)` of the matching rows over their index (an id filter:
+ * one event, or one entity's timeline) rather than a sum of counter rows. The events list then
+ * lets pageOf count, in the page's own statement (eventTotal would count the same rows).
+ */
+export function countedByIndex(filters: EventFilters): boolean {
+  return Boolean(filters.event_id || filters.aggregate_id);
 }
 
 /** The counter rows answering a filter, or null when none can (an id filter: count the rows). */
 function counterOf(filters: EventFilters): { dimension: "all" | "aggregate_type" | "type"; value: string } | "none" | null {
-  if (filters.event_id || filters.aggregate_id) return null;
+  if (countedByIndex(filters)) return null;
   if (filters.event_type) {
     const type = filters.event_type as EventType;
     if (filters.aggregate_type && aggregateTypeOf(type) !== filters.aggregate_type) return "none";

@@ -2,26 +2,42 @@ import { afterAmbientCommit } from "@/db/ambient";
 import { getDb, type Transaction } from "@/db/client";
 import { jobs } from "@/lib/jobs";
 
-const deliveriesByTransaction = new WeakMap<Transaction, string[]>();
+declare const changeTransactionBrand: unique symbol;
 
 /**
- * Runs a state change in one transaction. After it commits, the deliveries its events fanned out
- * are handed to the job provider at once; should that hand-off be lost (a crash right after the
- * commit), the delivery rows are still due and the drivers' sweep finds them.
+ * The transaction of a state change. Only withChangeTransaction makes one (the brand cannot be
+ * written elsewhere), and emitEvent requires one, so an event emitted inside a plain
+ * `db.transaction` is a type error rather than a hand-off silently lost until the next poll.
  */
-export async function inChangeTransaction<T>(change: (tx: Transaction) => Promise<T>): Promise<T> {
+export type ChangeTransaction = Transaction & {
+  readonly [changeTransactionBrand]: true;
+  /** Deliveries to hand to the job provider once this transaction commits (emitEvent calls it). */
+  deliverAfterCommit(deliveryIds: readonly string[]): void;
+};
+
+/**
+ * Runs a state change in one transaction, or in `within` when the caller already has one open (a
+ * verb composed into a larger change: its deliveries then leave with the outer commit). After the
+ * commit, the deliveries its events fanned out are handed to the job provider at once; should that
+ * hand-off be lost (a crash right after the commit), the delivery rows are still due and the
+ * drivers' sweep finds them.
+ */
+export async function withChangeTransaction<T>(change: (tx: ChangeTransaction) => Promise<T>, within?: ChangeTransaction): Promise<T> {
+  if (within) return change(within);
   const db = await getDb();
   const deliveryIds: string[] = [];
-  const result = await db.transaction(async (tx) => {
-    deliveriesByTransaction.set(tx, deliveryIds);
-    return change(tx);
-  });
+  const result = await db.transaction((tx) =>
+    // The hand-off lives on the transaction object itself: drizzle makes a fresh one per transaction.
+    change(Object.assign(tx, { deliverAfterCommit: (ids: readonly string[]) => void deliveryIds.push(...ids) }) as ChangeTransaction),
+  );
   // Inside a request-wide transaction (an idempotent POST), the rows are visible only once it commits.
   if (deliveryIds.length > 0) await afterAmbientCommit(() => jobs().deliveriesCreated(deliveryIds));
   return result;
 }
 
-/** Called by emitEvent: the deliveries to hand off once this transaction commits. */
-export function afterCommitDeliver(tx: Transaction, deliveryIds: string[]): void {
-  deliveriesByTransaction.get(tx)?.push(...deliveryIds);
-}
+/**
+ * For verbs that may run inside a caller's change (a subscription renewing makes, finalizes and
+ * collects its invoice in the transaction that advances its period): pass `tx` on to
+ * withChangeTransaction, so the caller's change and the verb's commit together.
+ */
+export type WithinChange = { tx?: ChangeTransaction };

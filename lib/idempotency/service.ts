@@ -4,9 +4,10 @@ import { getDb } from "@/db/client";
 import { isLockNotAvailable } from "@/db/errors";
 import { idempotencyKeys } from "@/db/schema";
 import { retryableConflict, ServiceError } from "@/lib/errors";
+import { DAY_MS } from "@/lib/clock/time";
 
 /** Keys are remembered for 24 hours (issue 5); after that the same key starts afresh. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_TTL_MS = DAY_MS;
 /**
  * A key reserved by a request that never finished (its process died) is taken over by a retry
  * after this long. On PostgreSQL a reservation is not even visible until its request commits

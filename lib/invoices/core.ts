@@ -1,11 +1,13 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import { getDb, type Executor, type Transaction } from "@/db/client";
+import { getDb, type Executor } from "@/db/client";
+import type { ChangeTransaction } from "@/lib/events/transaction";
 import { isLockNotAvailable } from "@/db/errors";
 import { invoiceLines, invoices, paymentIntents } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
+import { one } from "@/lib/rows";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import type { InvoiceStatus } from "./schema";
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
@@ -21,7 +23,7 @@ export const ofAccount = (accountId: string, id: string) => and(eq(invoices.acco
  * The invoice, locked with NOWAIT: while another operation modifies it, refuse at once with the
  * spec's retryable `invoice_locked` instead of queueing behind it (nothing has changed yet).
  */
-export async function lockInvoice(tx: Transaction, accountId: string, id: string): Promise<InvoiceRow> {
+export async function lockInvoice(tx: ChangeTransaction, accountId: string, id: string): Promise<InvoiceRow> {
   let row: InvoiceRow | undefined;
   try {
     [row] = await tx.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true });
@@ -82,7 +84,7 @@ export function assertStatus(invoice: InvoiceRow, action: string, allowed: reado
 }
 
 export async function emit(
-  tx: Transaction,
+  tx: ChangeTransaction,
   ctx: ServiceContext,
   type: EventType,
   after: InvoiceWithLines,
@@ -102,8 +104,8 @@ export async function emit(
  * intent's outcome, a zero total, a dunning retry), so this is where a past_due subscription learns
  * that its invoice was paid, in the same transaction.
  */
-export async function markPaid(tx: Transaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
-  const [paid] = await tx
+export async function markPaid(tx: ChangeTransaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
+  const paid = one(await tx
     .update(invoices)
     .set({
       status: "paid",
@@ -114,10 +116,10 @@ export async function markPaid(tx: Transaction, ctx: ServiceContext, before: Inv
       updated: now,
     })
     .where(eq(invoices.id, before.invoice.id))
-    .returning();
-  const after = { ...before, invoice: paid! };
+    .returning());
+  const after = { ...before, invoice: paid };
   await emit(tx, ctx, "invoice.paid", after, before);
   await emit(tx, ctx, "invoice.payment_succeeded", after, before);
-  await settleSubscriptionOf(tx, ctx, paid!.id, paid!.subscriptionId);
+  await settleSubscriptionOf(tx, ctx, paid.id, paid.subscriptionId);
   return after;
 }

@@ -2,7 +2,8 @@ import { and, eq, isNotNull, isNull, lte } from "drizzle-orm";
 import { invoices } from "@/db/schema";
 import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { one } from "@/lib/rows";
 import { emit, loadInvoice } from "./core";
 
 /** Open invoices with a due date that have not been reported overdue. */
@@ -14,7 +15,7 @@ const overdueDue = (now: Date) => and(pending, lte(invoices.dueDate, now));
  * with the invoice after and before. The invoice stays open; nothing else changes.
  */
 async function markOverdue(ctx: ServiceContext, id: string): Promise<boolean> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
     // Skip locked, not the merchant verbs' NOWAIT: another runner or an operation holds it; take it next run.
     const [invoice] = await tx
@@ -24,8 +25,8 @@ async function markOverdue(ctx: ServiceContext, id: string): Promise<boolean> {
       .for("update", { skipLocked: true });
     if (!invoice) return false;
     const before = await loadInvoice(tx, invoice);
-    const [updated] = await tx.update(invoices).set({ overdueAt: now, updated: now }).where(eq(invoices.id, id)).returning();
-    await emit(tx, ctx, "invoice.overdue", { ...before, invoice: updated! }, before);
+    const updated = one(await tx.update(invoices).set({ overdueAt: now, updated: now }).where(eq(invoices.id, id)).returning());
+    await emit(tx, ctx, "invoice.overdue", { ...before, invoice: updated }, before);
     return true;
   });
 }

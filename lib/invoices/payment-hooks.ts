@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Transaction } from "@/db/client";
+import type { ChangeTransaction } from "@/lib/events/transaction";
 import { invoices } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
@@ -33,7 +33,7 @@ export type PaymentIntentOutcome =
  * does a payment that would exceed what is due: nothing is collected twice.
  */
 export async function applyPaymentIntentOutcome(
-  tx: Transaction,
+  tx: ChangeTransaction,
   ctx: ServiceContext,
   invoiceId: string,
   outcome: PaymentIntentOutcome,
@@ -80,7 +80,7 @@ export async function applyPaymentIntentOutcome(
  * the payment); the event only tells the invoice's listeners. A plain read, not a lock: nothing of
  * the invoice changes, so a refund never waits for or conflicts with an invoice operation.
  */
-export async function recordInvoiceRefund(tx: Transaction, ctx: ServiceContext, invoiceId: string): Promise<void> {
+export async function recordInvoiceRefund(tx: ChangeTransaction, ctx: ServiceContext, invoiceId: string): Promise<void> {
   const [invoice] = await tx.select().from(invoices).where(ofAccount(ctx.accountId, invoiceId));
   if (!invoice) return;
   await emit(tx, ctx, "invoice.refunded", await loadInvoice(tx, invoice), null);

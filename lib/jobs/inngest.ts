@@ -3,6 +3,7 @@ import { getDb } from "@/db/client";
 import { eventDeliveries, webhookEndpoints } from "@/db/schema";
 import { deliveryRequestedEvent, inngest, transitionsDueEvent } from "@/inngest/client";
 import type { JobProvider } from "./index";
+import { log, safeError } from "@/lib/log";
 
 /** Each delivery's endpoint and its rate: the keys of deliver-webhook's concurrency and throttle. */
 async function endpointsOf(deliveryIds: string[]) {
@@ -27,7 +28,7 @@ export const inngestJobs: JobProvider = {
       await inngest.send(handOffs.map((handOff) => deliveryRequestedEvent({ ...handOff, firstAttempt: 1 })));
     } catch (error) {
       // The rows are committed and due; the sweep function hands them over again.
-      console.error("Could not hand deliveries to Inngest; the sweep will retry.", error);
+      log().error({ deliveries: deliveryIds.length, err: safeError(error) }, "Could not hand deliveries to Inngest; the sweep will retry");
     }
   },
   async transitionScheduled(accountId, at) {

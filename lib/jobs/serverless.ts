@@ -1,4 +1,5 @@
 import type { JobProvider } from "./index";
+import { log, safeError } from "@/lib/log";
 
 /**
  * Runs `work` after the response is sent, within the same invocation (Next's `after`, which
@@ -6,7 +7,7 @@ import type { JobProvider } from "./index";
  * script) there is no response to wait for: the work runs now.
  */
 async function afterResponse(label: string, work: () => Promise<unknown>): Promise<void> {
-  const guarded = () => work().then(() => undefined, (error: unknown) => console.error(label, error));
+  const guarded = () => work().then(() => undefined, (error: unknown) => log().error({ err: safeError(error) }, label));
   const { after } = await import("next/server");
   try {
     after(guarded);

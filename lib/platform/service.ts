@@ -7,7 +7,7 @@ import { config } from "@/lib/config";
 import type { ServiceContext } from "@/lib/context";
 import { createCustomer } from "@/lib/customers/service";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { serializePrice } from "@/lib/prices/serialize";
 import { serializeProduct } from "@/lib/products/serialize";
 import { createSubscription } from "@/lib/subscriptions/service";
@@ -52,7 +52,7 @@ async function createPlatform(): Promise<PlatformBilling> {
   const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId));
   const ctx = systemContext(account!);
   const plan = config().platform.plan;
-  await inChangeTransaction(async (tx) => {
+  await withChangeTransaction(async (tx) => {
     const now = ctx.now();
     const [product] = await tx
       .insert(products)

@@ -1,15 +1,16 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { lockProductForPrice } from "@/lib/products/service";
+import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { PRICE_TYPES, PriceCreateInput, PriceUpdateInput } from "./schema";
 import { serializePrice, type PriceRow } from "./serialize";
@@ -17,17 +18,17 @@ import { serializePrice, type PriceRow } from "./serialize";
 const live = (accountId: string) => and(eq(prices.accountId, accountId), isNull(prices.deletedAt));
 
 /** The price, locked for the rest of the transaction (changes to one price serialize). */
-async function lockPrice(tx: Transaction, accountId: string, id: string): Promise<PriceRow> {
+async function lockPrice(tx: ChangeTransaction, accountId: string, id: string): Promise<PriceRow> {
   const [row] = await tx.select().from(prices).where(and(live(accountId), eq(prices.id, id))).for("update");
   if (!row) throw notFound("price", id);
   return row;
 }
 
 export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCreateInput>>): Promise<PriceRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const product = await lockProductForPrice(tx, ctx.accountId, input.product);
     const now = ctx.now();
-    const [row] = await tx
+    const row = one(await tx
       .insert(prices)
       .values({
         id: newId("price"),
@@ -44,14 +45,14 @@ export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCrea
         created: now,
         updated: now,
       })
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "price.created",
-      aggregateId: row!.id,
-      data: serializePrice(row!, ctx.livemode),
+      aggregateId: row.id,
+      data: serializePrice(row, ctx.livemode),
       previousData: null,
     });
-    return row!;
+    return row;
   });
 }
 
@@ -80,7 +81,7 @@ export async function updatePrice({
   ctx,
   input,
 }: Verb<{ id: string; changes: z.output<typeof PriceUpdateInput> }>): Promise<PriceRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockPrice(tx, ctx.accountId, input.id);
     const { changes } = input;
     const next = {
@@ -95,34 +96,34 @@ export async function updatePrice({
     // No state change, no event.
     if (unchanged) return before;
 
-    const [after] = await tx
+    const after = one(await tx
       .update(prices)
       .set({ ...next, updated: ctx.now() })
       .where(eq(prices.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "price.updated",
       aggregateId: before.id,
-      data: serializePrice(after!, ctx.livemode),
+      data: serializePrice(after, ctx.livemode),
       previousData: serializePrice(before, ctx.livemode),
     });
-    return after!;
+    return after;
   });
 }
 
 export async function deletePrice({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockPrice(tx, ctx.accountId, input.id);
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(prices)
       .set({ deletedAt: now, updated: now })
       .where(eq(prices.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "price.deleted",
       aggregateId: before.id,
-      data: { ...serializePrice(after!, ctx.livemode), deleted: true },
+      data: { ...serializePrice(after, ctx.livemode), deleted: true },
       previousData: serializePrice(before, ctx.livemode),
     });
     return { id: before.id };

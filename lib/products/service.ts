@@ -1,14 +1,15 @@
 import { and, count, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Transaction } from "@/db/client";
+import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { prices, products } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { ProductCreateInput, ProductUpdateInput } from "./schema";
 import { serializeProduct, type ProductRow } from "./serialize";
@@ -18,16 +19,16 @@ const live = (accountId: string) => and(eq(products.accountId, accountId), isNul
 const sameRecord = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The product, locked for the rest of the transaction (changes to one product serialize). */
-async function lockProduct(tx: Transaction, accountId: string, id: string): Promise<ProductRow> {
+async function lockProduct(tx: ChangeTransaction, accountId: string, id: string): Promise<ProductRow> {
   const [row] = await tx.select().from(products).where(and(live(accountId), eq(products.id, id))).for("update");
   if (!row) throw notFound("product", id);
   return row;
 }
 
 export async function createProduct({ ctx, input }: Verb<z.output<typeof ProductCreateInput>>): Promise<ProductRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
-    const [row] = await tx
+    const row = one(await tx
       .insert(products)
       .values({
         id: newId("product"),
@@ -39,14 +40,14 @@ export async function createProduct({ ctx, input }: Verb<z.output<typeof Product
         created: now,
         updated: now,
       })
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "product.created",
-      aggregateId: row!.id,
-      data: serializeProduct(row!, ctx.livemode),
+      aggregateId: row.id,
+      data: serializeProduct(row, ctx.livemode),
       previousData: null,
     });
-    return row!;
+    return row;
   });
 }
 
@@ -74,7 +75,7 @@ export async function updateProduct({
   ctx,
   input,
 }: Verb<{ id: string; changes: z.output<typeof ProductUpdateInput> }>): Promise<ProductRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const before = await lockProduct(tx, ctx.accountId, input.id);
     const { changes } = input;
     const next = {
@@ -91,23 +92,23 @@ export async function updateProduct({
     // No state change, no event.
     if (unchanged) return before;
 
-    const [after] = await tx
+    const after = one(await tx
       .update(products)
       .set({ ...next, updated: ctx.now() })
       .where(eq(products.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "product.updated",
       aggregateId: before.id,
-      data: serializeProduct(after!, ctx.livemode),
+      data: serializeProduct(after, ctx.livemode),
       previousData: serializeProduct(before, ctx.livemode),
     });
-    return after!;
+    return after;
   });
 }
 
 export async function deleteProduct({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     // The row lock also waits for price creations in flight (they lock the product for share).
     const before = await lockProduct(tx, ctx.accountId, input.id);
     const [remaining] = await tx
@@ -123,15 +124,15 @@ export async function deleteProduct({ ctx, input }: Verb<{ id: string }>): Promi
       );
     }
     const now = ctx.now();
-    const [after] = await tx
+    const after = one(await tx
       .update(products)
       .set({ deletedAt: now, updated: now })
       .where(eq(products.id, before.id))
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "product.deleted",
       aggregateId: before.id,
-      data: { ...serializeProduct(after!, ctx.livemode), deleted: true },
+      data: { ...serializeProduct(after, ctx.livemode), deleted: true },
       previousData: serializeProduct(before, ctx.livemode),
     });
     return { id: before.id };
@@ -142,7 +143,7 @@ export async function deleteProduct({ ctx, input }: Verb<{ id: string }>): Promi
  * The product a new price belongs to, locked for share so that a concurrent delete waits for the
  * price (or the price sees the product deleted). Unknown or another account's: a 422 on `product`.
  */
-export async function lockProductForPrice(tx: Transaction, accountId: string, id: string): Promise<ProductRow> {
+export async function lockProductForPrice(tx: ChangeTransaction, accountId: string, id: string): Promise<ProductRow> {
   const [row] = await tx.select().from(products).where(and(live(accountId), eq(products.id, id))).for("share");
   if (!row) {
     throw validationFailed([{ field: "product", message: `No such product: '${id}'.` }]);

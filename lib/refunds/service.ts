@@ -7,11 +7,12 @@ import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
 import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
-import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/service";
+import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/payments";
+import { one } from "@/lib/rows";
 import type { RefundCreateInput } from "./schema";
 import { serializeRefund, type RefundRow } from "./serialize";
 
@@ -21,7 +22,7 @@ import { serializeRefund, type RefundRow } from "./serialize";
  * The payment row is locked first, so concurrent refunds never exceed the payment.
  */
 export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCreateInput>>): Promise<RefundRow> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const payment = await lockPaymentForRefund(tx, ctx.accountId, input.payment);
     if (!payment) throw validationFailed([{ field: "payment", message: `No such payment: '${input.payment}'.` }]);
     if (payment.status === "failed") throw new ServiceError("conflict", "A failed payment cannot be refunded.");
@@ -35,7 +36,7 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
     }
 
     const now = ctx.now();
-    const [pending] = await tx
+    const pending = one(await tx
       .insert(refunds)
       .values({
         id: newId("refund"),
@@ -49,29 +50,29 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
         created: now,
         updated: now,
       })
-      .returning();
+      .returning());
     await emitEvent(tx, ctx, {
       type: "refund.created",
-      aggregateId: pending!.id,
-      data: serializeRefund(pending!, ctx.livemode),
+      aggregateId: pending.id,
+      data: serializeRefund(pending, ctx.livemode),
       previousData: null,
     });
 
     const succeeded = refundSucceeds(payment.paymentMethod);
-    const [settled] = await tx
+    const settled = one(await tx
       .update(refunds)
       .set(
         succeeded
           ? { status: "succeeded", updated: ctx.now() }
           : { status: "failed", failureReason: REFUND_FAILURE_MESSAGE, updated: ctx.now() },
       )
-      .where(eq(refunds.id, pending!.id))
-      .returning();
+      .where(eq(refunds.id, pending.id))
+      .returning());
     await emitEvent(tx, ctx, {
       type: succeeded ? "refund.updated" : "refund.failed",
-      aggregateId: pending!.id,
-      data: serializeRefund(settled!, ctx.livemode),
-      previousData: serializeRefund(pending!, ctx.livemode),
+      aggregateId: pending.id,
+      data: serializeRefund(settled, ctx.livemode),
+      previousData: serializeRefund(pending, ctx.livemode),
     });
     if (succeeded) {
       await markPaymentRefunded(tx, ctx, payment, amountAtom);
@@ -82,7 +83,7 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
         .where(eq(paymentIntents.id, payment.paymentIntentId));
       if (intent?.invoiceId) await recordInvoiceRefund(tx, ctx, intent.invoiceId);
     }
-    return settled!;
+    return settled;
   });
 }
 

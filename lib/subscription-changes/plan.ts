@@ -4,7 +4,8 @@ import { prices, type ChangeStep } from "@/db/schema";
 import { validationFailed } from "@/lib/errors";
 import { MAX_ITEMS } from "@/lib/subscriptions/schema";
 import type { SubscriptionItemRow } from "@/lib/subscriptions/serialize";
-import { checkSubscriptionPrice, type ItemChange, type SubscriptionSchedule } from "@/lib/subscriptions/service";
+import { recurringPrice, type SubscriptionSchedule } from "@/lib/subscriptions/core";
+import type { ItemChange } from "@/lib/subscriptions/items";
 
 /** A subscription item as a step sees it: `id` is null for an item an earlier step of the plan adds. */
 export type PlannedItem = { id: string | null; priceId: string; quantity: number; unitAmountAtom: number };
@@ -48,7 +49,7 @@ export async function planStep(
   };
   const newPrice = async () => {
     // Stored steps of these types always carry a price (see storedStep).
-    const price = await checkSubscriptionPrice(context.executor, context.accountId, step.price!, field("price"), context.schedule);
+    const price = await recurringPrice(context.executor, context.accountId, step.price!, field("price"), context.schedule);
     if (items.some((item) => item.priceId === price.id)) {
       throw refuse("price", `Price '${price.id}' is already an item at this step; change that item's quantity instead.`);
     }

@@ -1,9 +1,10 @@
 import { and, asc, eq, isNotNull, isNull, ne } from "drizzle-orm";
-import type { Transaction } from "@/db/client";
+import type { ChangeTransaction } from "@/lib/events/transaction";
 import { invoices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import type { EventType } from "@/lib/events/catalogue";
 import { emitEvent } from "@/lib/events/emit";
+import { one } from "@/lib/rows";
 import { serializeSubscription, type SubscriptionRow } from "./serialize";
 
 /*
@@ -16,7 +17,7 @@ import { serializeSubscription, type SubscriptionRow } from "./serialize";
 
 /** Changes the subscription's status fields and emits `type` with the full object before and after. */
 async function changeStatus(
-  tx: Transaction,
+  tx: ChangeTransaction,
   ctx: ServiceContext,
   subscriptionId: string,
   type: EventType,
@@ -31,22 +32,22 @@ async function changeStatus(
     .where(and(eq(subscriptionItems.subscriptionId, row.id), isNull(subscriptionItems.deletedAt)))
     .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
   const now = ctx.now();
-  const [after] = await tx
+  const after = one(await tx
     .update(subscriptions)
     .set({ ...fields(now), updated: now })
     .where(eq(subscriptions.id, row.id))
-    .returning();
+    .returning());
   await emitEvent(tx, ctx, {
     type,
     aggregateId: row.id,
-    data: serializeSubscription({ subscription: after!, items }, ctx.livemode),
+    data: serializeSubscription({ subscription: after, items }, ctx.livemode),
     previousData: serializeSubscription({ subscription: row, items }, ctx.livemode),
   });
   return true;
 }
 
 /** Automatic collection of one of its invoices failed: an active subscription becomes past_due. */
-export async function markPastDue(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
+export async function markPastDue(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
   return changeStatus(tx, ctx, subscriptionId, "customer.subscription.updated", (row) => row.status === "active", () => ({
     status: "past_due",
   }));
@@ -57,7 +58,7 @@ export async function markPastDue(tx: Transaction, ctx: ServiceContext, subscrip
  * by the merchant): a past_due subscription with no other invoice still in dunning is active
  * again. Called in the transaction that settled the invoice.
  */
-export async function settleSubscriptionOf(tx: Transaction, ctx: ServiceContext, invoiceId: string, subscriptionId: string | null): Promise<void> {
+export async function settleSubscriptionOf(tx: ChangeTransaction, ctx: ServiceContext, invoiceId: string, subscriptionId: string | null): Promise<void> {
   if (subscriptionId === null) return;
   // Most paid invoices belong to subscriptions in good standing: no lock for them.
   const [current] = await tx.select({ status: subscriptions.status }).from(subscriptions).where(eq(subscriptions.id, subscriptionId));
@@ -84,7 +85,7 @@ export async function settleSubscriptionOf(tx: Transaction, ctx: ServiceContext,
  * Dunning gave up (the last retry failed): the past_due subscription is cancelled now, and no other
  * invoice of it is retried any more (they stay open for the merchant to collect, void or write off).
  */
-export async function cancelForNonPayment(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
+export async function cancelForNonPayment(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
   const cancelled = await changeStatus(
     tx,
     ctx,
@@ -98,7 +99,7 @@ export async function cancelForNonPayment(tx: Transaction, ctx: ServiceContext, 
 }
 
 /** No more retries for the subscription's open invoices (the caller holds their locks, or accepts waiting for them). */
-export async function stopDunning(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
+export async function stopDunning(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
   await tx
     .update(invoices)
     .set({ nextPaymentAttempt: null, updated: ctx.now() })

@@ -1,16 +1,16 @@
 import { and, eq, isNotNull, lte } from "drizzle-orm";
-import type { Transaction } from "@/db/client";
 import { invoices, subscriptions } from "@/db/schema";
 import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
-import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/service";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/settle";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { one } from "@/lib/rows";
 import { cancelForNonPayment, markPastDue } from "./collection-status";
 import type { SubscriptionRow } from "./serialize";
+import { DAY_MS } from "@/lib/clock/time";
 
-const DAY_MS = 86_400_000;
 
 /**
  * Dunning (Stripe's smart retries, on a fixed schedule): when automatic collection of a renewal
@@ -38,17 +38,17 @@ export function nextAttemptAfter(attempt: number, scheduledAt: Date): Date | nul
  * (markPaid). Without a payment method the attempt fails as in Stripe: `invoice.payment_failed`
  * and no payment intent. Answers whether the invoice is paid now.
  */
-async function attemptCollection(tx: Transaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<boolean> {
+async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<boolean> {
   const now = ctx.now();
   const attempt = invoice.attemptCount + 1;
   const nextPaymentAttempt = nextAttemptAfter(attempt, attempt === 1 ? now : (invoice.nextPaymentAttempt ?? now));
-  const [counted] = await tx
+  const counted = one(await tx
     .update(invoices)
     .set({ attemptCount: attempt, nextPaymentAttempt, updated: now })
     .where(eq(invoices.id, invoice.id))
-    .returning();
+    .returning());
   if (paymentMethod === null) {
-    await emit(tx, ctx, "invoice.payment_failed", await loadInvoice(tx, counted!), null);
+    await emit(tx, ctx, "invoice.payment_failed", await loadInvoice(tx, counted), null);
     return false;
   }
   const after = await payInvoice({ ctx, tx, input: { id: invoice.id, payment: { payment_method: paymentMethod } } });
@@ -62,7 +62,7 @@ async function attemptCollection(tx: Transaction, ctx: ServiceContext, invoice: 
  * dunning retries the invoice. Without one nothing is attempted: the invoice stays open for the
  * merchant to collect, and the subscription's status does not change.
  */
-export async function collectRenewalInvoice(tx: Transaction, ctx: ServiceContext, invoice: InvoiceRow, subscription: SubscriptionRow): Promise<void> {
+export async function collectRenewalInvoice(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, subscription: SubscriptionRow): Promise<void> {
   if (subscription.defaultPaymentMethod === null) return;
   const paid = await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod);
   if (!paid) await markPastDue(tx, ctx, subscription.id);
@@ -74,7 +74,7 @@ export async function collectRenewalInvoice(tx: Transaction, ctx: ServiceContext
  * `invoice_locked` and nothing changes — the caller's transaction rolls back. Never a deadlock
  * with that operation, which holds the invoice and waits for the subscription.
  */
-export async function lockDunningInvoices(tx: Transaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
+export async function lockDunningInvoices(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string): Promise<void> {
   const retried = await tx
     .select({ id: invoices.id })
     .from(invoices)
@@ -92,7 +92,7 @@ const retryDue = (now: Date) => and(awaitingRetry, lte(invoices.nextPaymentAttem
  * dunning. The last retry failing: `invoice.marked_uncollectible`, then `customer.subscription.cancelled`.
  */
 async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boolean> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
     const [invoice] = await tx
       .select()

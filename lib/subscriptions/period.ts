@@ -1,8 +1,7 @@
+import { addUtcMonths, DAY_MS } from "@/lib/clock/time";
 import type { RECURRING_INTERVALS } from "@/lib/prices/schema";
 
 export type Interval = (typeof RECURRING_INTERVALS)[number];
-
-const DAY_MS = 86_400_000;
 
 /**
  * `start` plus `count` intervals. Days and weeks are exact 24 h days (UTC has no DST). Months and
@@ -13,22 +12,7 @@ const DAY_MS = 86_400_000;
 export function addIntervals(start: Date, interval: Interval, count: number): Date {
   if (interval === "day") return new Date(start.getTime() + count * DAY_MS);
   if (interval === "week") return new Date(start.getTime() + count * 7 * DAY_MS);
-  const months = interval === "month" ? count : count * 12;
-  const totalMonths = start.getUTCFullYear() * 12 + start.getUTCMonth() + months;
-  const year = Math.floor(totalMonths / 12);
-  const month = totalMonths % 12;
-  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(
-    Date.UTC(
-      year,
-      month,
-      Math.min(start.getUTCDate(), lastDay),
-      start.getUTCHours(),
-      start.getUTCMinutes(),
-      start.getUTCSeconds(),
-      start.getUTCMilliseconds(),
-    ),
-  );
+  return addUtcMonths(start, interval === "month" ? count : count * 12);
 }
 
 /** The period end following `currentEnd`: the first anchor + k × (interval × count) after it. */

@@ -1,6 +1,6 @@
 import type { SubscriptionRow } from "./serialize";
+import { DAY_MS } from "@/lib/clock/time";
 
-const DAY_MS = 86_400_000;
 
 /**
  * `customer.subscription.trial_will_end` comes this long before the trial ends (as in Stripe), once

@@ -5,12 +5,13 @@ import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
 import type { TimeTransition } from "@/lib/clock/transitions";
 import type { ServiceContext } from "@/lib/context";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { serializeInvoice } from "@/lib/invoices/serialize";
 import { previewInvoice } from "@/lib/invoices/service";
 import { serializeSubscription } from "./serialize";
-import { renewalLines, renewOnePeriod } from "./service";
+import { renewalLines } from "./core";
+import { renewOnePeriod } from "./renewal";
 import { TRIAL_WILL_END_NOTICE_MS, UPCOMING_INVOICE_LEAD_MS } from "./time";
 
 /*
@@ -85,7 +86,7 @@ const trialWillEndDue = (now: Instant) => and(trialNotPending, lte(subscriptions
  * subscription as it stands, previous_data null: a notice, nothing of the object changes.
  */
 async function notifyTrialWillEnd(ctx: ServiceContext, id: string): Promise<boolean> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
     const [row] = await tx
       .select()
@@ -136,7 +137,7 @@ const upcomingDue = (now: Instant) => and(upcomingPending, lte(subscriptions.cur
  * customer's discount in force at the period end), previous_data null.
  */
 async function announceUpcoming(ctx: ServiceContext, id: string): Promise<boolean> {
-  return inChangeTransaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const now = ctx.now();
     const [row] = await tx
       .select()

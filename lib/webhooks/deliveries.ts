@@ -6,7 +6,7 @@ import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import type { DeliveryRow } from "@/lib/events/serialize";
-import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { attemptDelivery } from "./attempt";
 import { getWebhookEndpoint } from "./endpoints";
@@ -129,18 +129,26 @@ export async function sendTestEvent({ ctx, input }: Verb<{ endpointId: string }>
   if (!event) {
     throw new ServiceError("conflict", "There is no event of a subscribed type to send yet: create a customer first.");
   }
+  return deliverEventTo({ ctx, input: { eventId: event.id, endpointId: endpoint.id } });
+}
+
+/**
+ * A new delivery of an existing event to one endpoint, due at once. The row and its hand-off to
+ * the sender commit together: no delivery is lost or sent twice.
+ */
+export async function deliverEventTo({ ctx, input }: Verb<{ eventId: string; endpointId: string }>): Promise<DeliveryRow> {
   const deliveryId = newId("eventDelivery");
-  await inChangeTransaction(async (tx) => {
+  await withChangeTransaction(async (tx) => {
     const now = new Date();
     await tx.insert(eventDeliveries).values({
       id: deliveryId,
       accountId: ctx.accountId,
-      eventId: event.id,
-      webhookEndpointId: endpoint.id,
+      eventId: input.eventId,
+      webhookEndpointId: input.endpointId,
       dueAt: now,
       created: now,
     });
-    afterCommitDeliver(tx, [deliveryId]);
+    tx.deliverAfterCommit([deliveryId]);
   });
   return getDelivery({ ctx, input: { id: deliveryId } });
 }

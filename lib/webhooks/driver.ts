@@ -1,5 +1,6 @@
 import { log, safeError } from "@/lib/log";
 import { config } from "@/lib/config";
+import { Poller } from "@/lib/jobs/poller";
 import { classify, leaseMs, sendAttempt } from "./attempt";
 import { claimDue, failUndeliverable, type ClaimedDelivery } from "./claim";
 import { deliveryPool } from "./pool";
@@ -24,6 +25,14 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
 
 /** How soon to look again at endpoints another instance held (locked, or all its slots taken). */
 const SKIPPED_RETRY_MS = 50;
+
+/**
+ * The least time between two claims of one process. Completions free slots a few at a time; a
+ * claim for every few costs as much database and app time as one for many, and with several
+ * instances each claiming after each of its own completions the claims multiplied and shrank
+ * (docs/performance.md, issue 11). Waiting this long lets the freed slots gather into one claim.
+ */
+const CLAIM_GAP_MS = 10;
 
 async function claimBatch(
   room: number,
@@ -52,35 +61,29 @@ async function claimBatch(
  * with NOTIFY (PostgreSQL), so every instance wakes at once rather than at its next poll.
  */
 export class DeliveryDriver {
-  private timer: NodeJS.Timeout | null = null;
-  private polling = false;
-  private pollAgain = false;
+  private readonly poller = new Poller(() => this.poll(), "webhook driver poll failed");
   private inFlight = 0;
   private finished: AttemptRecord[] = [];
   private flushing = false;
   private announcing = false;
   private rateTimer: NodeJS.Timeout | null = null;
   private rateTimerAt = 0;
+  private lastClaimAt = 0;
 
   get running(): boolean {
-    return this.timer !== null;
+    return this.poller.running;
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.wake();
-      void this.failUndeliverable();
-    }, POLL_INTERVAL_MS);
+    if (this.poller.running) return;
+    this.poller.start(POLL_INTERVAL_MS, { onInterval: () => void this.failUndeliverable() });
     void deliveryPool()
       .then((pool) => pool.listen?.(() => this.wake()))
       .catch((error) => log().error({ err: safeError(error) }, "webhook driver could not LISTEN; it polls every second instead"));
-    this.wake();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 
   /** Deliveries were committed here: wake this driver and, through NOTIFY, the other instances'. */
@@ -99,21 +102,7 @@ export class DeliveryDriver {
 
   /** Look for due deliveries now. */
   wake(): void {
-    if (!this.timer) return;
-    if (this.polling) {
-      this.pollAgain = true;
-      return;
-    }
-    this.polling = true;
-    void this.poll()
-      .catch((error) => log().error({ err: safeError(error) }, "webhook driver poll failed"))
-      .finally(() => {
-        this.polling = false;
-        if (this.pollAgain) {
-          this.pollAgain = false;
-          this.wake();
-        }
-      });
+    this.poller.wake();
   }
 
   private async failUndeliverable(): Promise<void> {
@@ -127,11 +116,18 @@ export class DeliveryDriver {
   private async poll(): Promise<void> {
     const room = config().webhooks.maxInFlight - this.inFlight;
     if (room <= 0) return;
+    const nextClaimAt = this.lastClaimAt + CLAIM_GAP_MS;
+    if (Date.now() < nextClaimAt) {
+      this.wakeAt(new Date(nextClaimAt));
+      return;
+    }
+    this.lastClaimAt = Date.now();
     const { claimed, wakeAt, skipped, full } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
-    // Endpoints another instance held may have work for this one soon. Full endpoints free their
-    // slots when attempts finish: this process's own completions wake it, another's do not.
-    if (skipped > 0 || (full > 0 && this.inFlight === 0 && claimed.length === 0)) {
+    // Endpoints another instance held (locked, or all their slots taken) may have work for this
+    // one soon. A process with attempts in flight looks again when they finish; an idle one
+    // would not be woken by another instance's completions, so it looks again shortly.
+    if ((skipped > 0 || full > 0) && this.inFlight === 0 && claimed.length === 0) {
       this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
     }
     this.inFlight += claimed.length;
@@ -139,7 +135,7 @@ export class DeliveryDriver {
       void attempt(delivery).then((record) => this.finish(record));
     }
     // A full batch may have left due work behind; otherwise finished attempts poll again.
-    if (claimed.length === room) this.pollAgain = true;
+    if (claimed.length === room) this.poller.runAgain();
   }
 
   /** Polls again when an endpoint's next rate slot opens (the poll timer is too coarse for rates). */

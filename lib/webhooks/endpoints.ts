@@ -8,6 +8,7 @@ import { config } from "@/lib/config";
 import type { Verb } from "@/lib/context";
 import { notFound, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
 import { assertPublicLiteral } from "./network";
 import type { WebhookEndpointCreateInput, WebhookEndpointUpdateInput } from "./schema";
 import { encryptSecret, generateSigningSecret } from "./secrets";
@@ -33,7 +34,7 @@ export async function createWebhookEndpoint({
   const secret = generateSigningSecret();
   const now = new Date();
   const db = await getDb();
-  const [endpoint] = await db
+  const endpoint = one(await db
     .insert(webhookEndpoints)
     .values({
       id: newId("webhookEndpoint"),
@@ -47,8 +48,8 @@ export async function createWebhookEndpoint({
       created: now,
       updated: now,
     })
-    .returning();
-  return { endpoint: endpoint!, secret };
+    .returning());
+  return { endpoint: endpoint, secret };
 }
 
 export async function getWebhookEndpoint({ ctx, input }: Verb<{ id: string }>): Promise<WebhookEndpointRow> {
@@ -123,7 +124,7 @@ export async function rotateWebhookSecret({
       .for("update");
     if (!current) throw notFound("webhook endpoint", input.id);
     const overlap = input.overlapSeconds > 0;
-    const [row] = await tx
+    const row = one(await tx
       .update(webhookEndpoints)
       .set({
         secretCiphertext: encryptSecret(secret),
@@ -132,8 +133,8 @@ export async function rotateWebhookSecret({
         updated: now,
       })
       .where(eq(webhookEndpoints.id, input.id))
-      .returning();
-    return row!;
+      .returning());
+    return row;
   });
   return { endpoint, secret };
 }

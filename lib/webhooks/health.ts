@@ -5,6 +5,7 @@ import { eventDeliveries } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { getWebhookEndpoint } from "./endpoints";
 import { DeliveryLag, endpointLag } from "./lag";
+import { HOUR_MS } from "@/lib/clock/time";
 
 export const HEALTH_WINDOW_HOURS = 24;
 
@@ -73,7 +74,7 @@ export async function deliveryHealth({
   input,
 }: Verb<{ endpointId?: string }>): Promise<z.infer<typeof DeliveryHealth>> {
   if (input.endpointId) await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
-  const since = new Date(Date.now() - HEALTH_WINDOW_HOURS * 3_600_000);
+  const since = new Date(Date.now() - HEALTH_WINDOW_HOURS * HOUR_MS);
   const rows = await summarize(
     and(
       eq(eventDeliveries.accountId, ctx.accountId),

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@/db/client";
 import { DateTime } from "@/lib/schemas";
-import { rowsOf } from "./claim";
+import { rowsOf } from "@/lib/rows";
 
 /** Minutes of recent throughput shown. */
 export const THROUGHPUT_MINUTES = 5;

@@ -4,6 +4,7 @@ import { Delivery } from "@/lib/events/schema";
 import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth, EndpointDeliveryHealth } from "./health";
 import { ReplayInput, ReplayResult } from "./replay";
+import { ResendEventInput } from "./resend";
 import {
   DeletedWebhookEndpoint,
   DeliveryAttemptArray,
@@ -233,6 +234,20 @@ export const replayOperation = defineOperation({
   errors: [404, 409, 415, 422],
 });
 
+export const resendEventOperation = defineOperation({
+  operationId: "resendEvent",
+  method: "POST",
+  path: "/{account_id}/events/{event_id}/resend",
+  summary: "Resend an event to a chosen endpoint",
+  description:
+    "A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.",
+  tag: "Events",
+  access: "secret",
+  body: ResendEventInput,
+  response: { status: 201, description: "The new delivery.", schema: Delivery },
+  errors: [404, 409, 415, 422],
+});
+
 export const eventFeedOperation = defineOperation({
   operationId: "readEventFeed",
   method: "GET",
@@ -254,5 +269,6 @@ export const webhookOperations = [
   accountHealthOperation,
   sendTestEventOperation,
   replayOperation,
+  resendEventOperation,
   eventFeedOperation,
 ];

@@ -1,6 +1,6 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { databaseKind, getDb, type Database } from "@/db/client";
+import { databaseKind, getDb, postgresClient, type Database } from "@/db/client";
 import { config } from "@/lib/config";
 import * as schema from "@/db/schema";
 
@@ -27,12 +27,19 @@ type GlobalWithPool = typeof globalThis & { [POOL]?: Promise<DeliveryPool> };
 const INSTANCE = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 
 async function open(): Promise<DeliveryPool> {
-  const { databaseUrl, webhooks } = config();
+  const { databaseUrl, webhooks, database } = config();
   if (!databaseUrl || (await databaseKind()) !== "postgres") {
     return { db: await getDb(), listen: null, notify: async () => {} };
   }
-  const client = postgres(databaseUrl, { max: webhooks.dbPoolSize, onnotice: () => {} });
-  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  // Every wait bounded as for the API (db/client.ts); statements prepared (below) save parsing,
+  // and each run is still planned for its parameters: a generic plan of the claim could not know
+  // how the backlog is spread.
+  const client = postgresClient(databaseUrl, {
+    max: webhooks.dbPoolSize,
+    pooled: database.pooled,
+    connection: { plan_cache_mode: "force_custom_plan" },
+  });
+  const db = drizzlePostgres(database.pooled ? client : preparing(client), { schema }) as unknown as Database;
   return {
     db,
     listen: async (onWake) => {
@@ -44,6 +51,26 @@ async function open(): Promise<DeliveryPool> {
       await client.notify(WAKE_CHANNEL, INSTANCE);
     },
   };
+}
+
+/**
+ * The driver runs a few statements of constant text thousands of times a second (the claim, the
+ * attempt record, the batch's events): prepared once per connection, PostgreSQL parses and plans
+ * them once instead of on every run. drizzle runs its queries unprepared (`unsafe(…, { prepare:
+ * false })`) unless named, so this client prepares every statement it is given. Only the
+ * delivery pool does this (its statements are few and fixed), and not through a transaction-mode
+ * pooler, where a statement prepared on one server connection is unknown on the next.
+ */
+function preparing(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === "unsafe") {
+        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params, { ...options, prepare: true });
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
 }
 
 export function deliveryPool(): Promise<DeliveryPool> {

@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import { deliveryAttempts } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { AttemptedOutcome } from "./attempt";
-import { noteAttemptOutcome } from "./auto-disable";
+import { endpointHealthUpdate } from "./auto-disable";
 import type { SendResult } from "./send";
 
 /** One finished attempt, to be written to its delivery row and the attempt log. */
@@ -19,54 +19,62 @@ export type AttemptRecord = {
 };
 
 /**
- * Writes finished attempts in one transaction of two statements, however many there are: the
- * delivery rows (fenced by the attempt number: an attempt whose lease was taken over records only
- * its log) and the attempt log.
+ * Writes finished attempts in one statement, however many there are (one round trip, atomic):
+ * the delivery rows (fenced by the attempt number: an attempt whose lease was taken over records
+ * only its log), the attempt log, and the endpoints' auto-disable bookkeeping. The batch is one
+ * jsonb parameter, so the statement's text never changes and is prepared once.
  */
 export async function recordAttempts(db: Executor, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const rows = records.map((record) => {
+  // In finishing order: the last attempt per endpoint decides its failing state.
+  const ordered = [...records].sort((a, b) => a.at.getTime() - b.at.getTime());
+  const rows = ordered.map((record, n) => {
     const { outcome, sent, at } = record;
-    const nextRetryAt = outcome.result === "retry" ? new Date(at.getTime() + outcome.delay.ms).toISOString() : null;
+    const delivered = outcome.result === "delivered";
     return {
+      n,
       id: record.deliveryId,
+      log_id: newId("deliveryAttempt"),
+      account_id: record.accountId,
       attempt: record.attempt,
-      status: outcome.result === "delivered" ? "delivered" : "failed",
-      delivered_at: outcome.result === "delivered" ? at.toISOString() : null,
+      trigger: record.trigger,
+      outcome: outcome.result,
+      url: record.url,
+      status: delivered ? "delivered" : "failed",
+      delivered,
+      delivered_at: delivered ? at.toISOString() : null,
       response_status: sent.status,
-      error: outcome.result === "delivered" ? null : outcome.error,
-      next_retry_at: nextRetryAt,
-      updated: at.toISOString(),
+      error: delivered ? null : outcome.error,
+      response_excerpt: sent.excerpt,
+      duration_ms: sent.durationMs,
+      next_retry_at: outcome.result === "retry" ? new Date(at.getTime() + outcome.delay.ms).toISOString() : null,
+      at: at.toISOString(),
     };
   });
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`
+  const outcomes = sql`(
+    select d.webhook_endpoint_id as endpoint_id, bool_or(v.delivered) as any_delivered,
+      (array_agg(v.delivered order by v.n desc))[1] as last_delivered
+    from v join event_deliveries d on d.id = v.id group by d.webhook_endpoint_id)`;
+  await db.execute(sql`
+    with v as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(n int, id text, log_id text,
+        account_id text, attempt int, trigger text, outcome text, url text, status text, delivered boolean,
+        delivered_at timestamptz, response_status int, error text, response_excerpt text, duration_ms int,
+        next_retry_at timestamptz, at timestamptz)
+    ),
+    deliveries as (
       update event_deliveries d
       set status = v.status::delivery_status, delivered_at = v.delivered_at, response_status = v.response_status,
-        error = v.error, next_retry_at = v.next_retry_at, due_at = v.next_retry_at, updated = v.updated
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
-        id text, attempt int, status text, delivered_at timestamptz, response_status int, error text,
-        next_retry_at timestamptz, updated timestamptz)
-      where d.id = v.id and d.attempt_count = v.attempt and d.status = 'delivering'
-    `);
-    await tx.insert(deliveryAttempts).values(
-      records.map((record) => ({
-        id: newId("deliveryAttempt"),
-        accountId: record.accountId,
-        deliveryId: record.deliveryId,
-        attemptNumber: record.attempt,
-        trigger: record.trigger,
-        outcome: record.outcome.result,
-        url: record.url,
-        responseStatus: record.sent.status,
-        error: record.outcome.result === "delivered" ? null : record.outcome.error,
-        responseExcerpt: record.sent.excerpt,
-        durationMs: record.sent.durationMs,
-        created: record.at,
-      })),
-    );
-    // Auto-disable bookkeeping per endpoint (lib/webhooks/auto-disable.ts): its updates match no
-    // row in the common case, so they cost an index probe each.
-    for (const record of records) await noteAttemptOutcome(tx, record.deliveryId, record.outcome.result === "delivered");
-  });
+        error = v.error, next_retry_at = v.next_retry_at, due_at = v.next_retry_at, updated = v.at
+      from v where d.id = v.id and d.attempt_count = v.attempt and d.status = 'delivering'
+    ),
+    attempt_log as (
+      insert into ${deliveryAttempts} (id, account_id, delivery_id, attempt_number, trigger, outcome, url,
+        response_status, error, response_excerpt, duration_ms, created)
+      select log_id, account_id, id, attempt, trigger::attempt_trigger, outcome::attempt_outcome, url,
+        response_status, error, response_excerpt, duration_ms, at from v
+    ),
+    endpoints as (${endpointHealthUpdate(outcomes, ordered.at(-1)!.at)})
+    select 1
+  `);
 }

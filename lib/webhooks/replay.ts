@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { eventDeliveries, events } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { ServiceError, validationFailed } from "@/lib/errors";
-import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { DateTime } from "@/lib/schemas";
 import { getWebhookEndpoint } from "./endpoints";
@@ -77,7 +77,7 @@ export async function replayWindow({
     .limit(REPLAY_LIMIT + 1);
   const batch = window.slice(0, REPLAY_LIMIT);
   if (batch.length > 0) {
-    await inChangeTransaction(async (tx) => {
+    await withChangeTransaction(async (tx) => {
       const now = new Date();
       const rows = batch.map((event) => ({
         id: newId("eventDelivery"),
@@ -88,7 +88,7 @@ export async function replayWindow({
         created: now,
       }));
       await tx.insert(eventDeliveries).values(rows);
-      afterCommitDeliver(tx, rows.map((row) => row.id));
+      tx.deliverAfterCommit(rows.map((row) => row.id));
     });
   }
   return {

@@ -1,4 +1,5 @@
 import { config } from "@/lib/config";
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "@/lib/clock/time";
 
 /**
  * The spec's retry schedule: after a failed first attempt, retries wait 1 m, 5 m, 30 m, 2 h and
@@ -11,7 +12,7 @@ export const ATTEMPT_TIMEOUT_MS = 30_000;
 
 export type Delay = { text: string; ms: number };
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { ms: 1, s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
 
 export function parseDelay(text: string): Delay {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());

@@ -1,3 +1,4 @@
+import type { ClientRequest } from "node:http";
 import { Agent, request } from "node:https";
 import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from "./network";
 
@@ -14,6 +15,8 @@ export type SendResult = {
   blocked: boolean;
 };
 
+// Keep-alive sockets per receiver origin. undici's pools were measured as the alternative and cost
+// more CPU per request here (docs/performance.md, issue 11), so node:https stays.
 const agents = {
   publicOnly: new Agent({ keepAlive: true, lookup: publicOnlyLookup }),
   any: new Agent({ keepAlive: true }),
@@ -50,48 +53,57 @@ export function sendWebhook(input: {
   }
   return new Promise((resolve) => {
     let settled = false;
+    let current: ClientRequest | null = null;
     const finish = (result: Omit<SendResult, "durationMs">) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       resolve({ ...result, durationMs: elapsed() });
     };
-    const fail = (error: NodeJS.ErrnoException) =>
-      finish({ status: null, error: describe(error), excerpt: null, blocked: error instanceof BlockedAddressError });
-    const req = request(url, {
-      method: "POST",
-      headers: { ...input.headers, "Content-Length": String(input.body.length) },
-      agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
-    });
     const deadline = setTimeout(() => {
-      req.destroy();
-      finish({
-        status: null,
-        error: `No response within ${input.timeoutMs} ms.`,
-        excerpt: null,
-        blocked: false,
-      });
+      current?.destroy();
+      finish({ status: null, error: `No response within ${input.timeoutMs} ms.`, excerpt: null, blocked: false });
     }, input.timeoutMs);
 
-    req.on("error", fail);
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
-        finish({ status: res.statusCode ?? null, error: null, excerpt, blocked: false });
-      };
-      res.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= RESPONSE_EXCERPT_BYTES) {
-          done();
-          res.destroy();
-        }
+    const post = (staleRetries: number) => {
+      const req = request(url, {
+        method: "POST",
+        headers: { ...input.headers, "Content-Length": String(input.body.length) },
+        agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
       });
-      res.on("end", done);
-      res.on("error", done);
-    });
-    req.end(input.body);
+      current = req;
+      let answered = false;
+      req.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the receiver closed while it sat idle fails at once on reuse: Node's
+        // documented remedy is to send again on a new socket (the receiver never saw the request).
+        const stale = req.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE");
+        if (stale && staleRetries > 0 && !settled) return post(staleRetries - 1);
+        finish({ status: null, error: describe(error), excerpt: null, blocked: error instanceof BlockedAddressError });
+      });
+      req.on("response", (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => {
+          // PostgreSQL text cannot hold NUL: a receiver's NUL bytes must not make the attempt unrecordable.
+          const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8").replaceAll("\0", "\uFFFD");
+          finish({ status: res.statusCode ?? null, error: null, excerpt, blocked: false });
+        };
+        res.on("data", (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= RESPONSE_EXCERPT_BYTES) {
+            done();
+            res.destroy();
+          }
+        });
+        res.on("end", done);
+        res.on("error", done);
+      });
+      req.end(input.body);
+    };
+    // Every idle socket of the pool may have been closed at once: up to three more tries, each on
+    // the next idle socket, or a new one.
+    post(3);
   });
 }

@@ -6,7 +6,7 @@ import { aggregateTypeOf, EVENT_FORMAT_VERSION, isEventType } from "@/lib/events
 import { EventType as EventTypeSchema } from "@/lib/events/schema";
 import { countEvent } from "@/lib/events/counts";
 import { nextSequence } from "@/lib/events/sequence";
-import { afterCommitDeliver, inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getWebhookEndpoint } from "./endpoints";
 import { sampleEvent } from "./samples";
@@ -33,7 +33,7 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
   const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
   const sample = sampleEvent(type, ctx.livemode);
   const deliveryId = newId("eventDelivery");
-  await inChangeTransaction(async (tx) => {
+  await withChangeTransaction(async (tx) => {
     const eventId = newId("event");
     const created = ctx.now();
     await tx.insert(events).values({
@@ -62,7 +62,7 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
       dueAt: now,
       created: now,
     });
-    afterCommitDeliver(tx, [deliveryId]);
+    tx.deliverAfterCommit([deliveryId]);
   });
   return deliveryId;
 }

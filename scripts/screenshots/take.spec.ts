@@ -49,6 +49,25 @@ test("README screenshots", async ({ page }) => {
     await page.waitForTimeout(1000);
     await page.screenshot(shot("webhook-endpoint"));
 
+    // The catalogue, and a subscription created from the dashboard.
+    const pro = (await server.post("/products", { name: "Pro plan" })).body;
+    await server.post("/products", { name: "Onboarding workshop" });
+    await server.post("/prices", { product: pro.id, currency: "usd", unit_amount_atom: 2900, type: "recurring", recurring: { interval: "month" } });
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/products`);
+    await page.getByRole("table", { name: "Products" }).waitFor();
+    await page.waitForTimeout(500);
+    await page.screenshot(shot("products"));
+    await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/subscriptions?new=1`);
+    const form = page.getByRole("form", { name: "New subscription" });
+    await form.getByLabel("Quantity").fill("3");
+    await form.getByLabel("Trial days (optional)").fill("14");
+    await page.waitForTimeout(500);
+    await page.screenshot(shot("new-subscription"));
+    await form.getByRole("button", { name: "Create subscription" }).click();
+    await page.getByRole("group", { name: "Subscription actions" }).waitFor();
+    await page.waitForTimeout(1000);
+    await page.screenshot(shot("subscription"));
+
     // The sandbox: its test clock on the overview, and a hosted checkout page.
     await page.goto(`${baseUrl()}/accounts/${merchant.accountId}`);
     await page.getByLabel("Account").selectOption({ label: "Sandbox: Acme Inc. (sandbox)" });
@@ -74,6 +93,17 @@ test("README screenshots", async ({ page }) => {
     await page.getByRole("button", { name: /pay/i }).waitFor();
     await page.waitForTimeout(500);
     await page.screenshot(shot("checkout"));
+
+    // A sandbox payment (an invoice paid with the sandbox card) and its refund form.
+    const buyer = (await sandboxServer.post("/customers", { email: "jenny@example.com", name: "Jenny Rosen" })).body;
+    const invoice = (await sandboxServer.post("/invoices", { customer: buyer.id, currency: "usd", lines: [{ unit_amount_atom: 12000, description: "Onboarding workshop" }] })).body;
+    await sandboxServer.post(`/invoices/${invoice.id}/finalize`);
+    await sandboxServer.post(`/invoices/${invoice.id}/pay`, { payment_method: "pm_sandbox_succeeds" });
+    const payment = (await sandboxServer.get("/payments?limit=1")).body.items[0];
+    await page.goto(`${baseUrl()}/accounts/${sandbox.accountId}/payments/${payment.id}`);
+    await page.getByRole("form", { name: "Refund this payment" }).waitFor();
+    await page.waitForTimeout(500);
+    await page.screenshot(shot("payment"));
   } finally {
     await receiver.close();
   }

@@ -680,21 +680,27 @@ describe("expiry on the account's clock", () => {
     expect(html).toContain('href="https://shop.example.com/cart"');
 
     // Past its expiry a session cannot be paid even before the clock comes round to expire it
-    // (a sweep running late): its expiry moved into the past behind the clock's back.
+    // (a sweep running late): its expiry moved into the past behind the clock's back. The server's
+    // own ticker (every second in tests) may come round at any moment: what holds is checked
+    // whether it has or not, and the lagging state only while it is observed.
     const db = await getDb();
     await db.update(checkoutSessions).set({ expiresAt: new Date(Date.parse(advanced.body.now) - 1000) }).where(eq(checkoutSessions.id, later.id));
-    const lagging = (await client.get(`${sessions(accountId)}/${later.id}`)).body;
-    expect(lagging.status).toBe("open");
-    expectProblem(await complete(later.id, { email: "late@example.com", payment_method: "pm_sandbox_succeeds" }), 409, /expired at/);
+    const lagging = (await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, later.id)))[0]!;
+    expectProblem(await complete(later.id, { email: "late@example.com", payment_method: "pm_sandbox_succeeds" }), 409, /expired/);
     expect(await (await fetch(later.url)).text()).toContain("This checkout has expired");
     expect((await client.get(`/${accountId}/customers`)).body.total).toBe(0);
-    // The sweeps find the account on its own clock (real time plus the test clock's offset).
-    expect(await checkoutSessionExpiry.dueAccounts(db, new Date())).toContain(accountId);
+    // The sweeps find the account on its own clock (real time plus the test clock's offset), and
+    // not two hours earlier on it.
+    const due = await checkoutSessionExpiry.dueAccounts(db, new Date());
+    const stillOpen = (await client.get(`${sessions(accountId)}/${later.id}`)).body.status === "open";
+    if (stillOpen) expect(due).toContain(accountId);
     expect(await checkoutSessionExpiry.dueAccounts(db, new Date(Date.now() - 2 * HOUR))).not.toContain(accountId);
-    // The next run of the clock expires it, at its expiry time.
+    // The next run of the clock expires it, at its expiry time, once: that run is this advance or
+    // the server's own ticker, whichever comes first.
     const ran = await client.post(`/${accountId}/test-clock/advance`, { to: new Date(Date.parse(advanced.body.now) + 1000).toISOString() });
-    expect(ran.body.transitions_run).toBe(1);
-    expect((await client.get(`${sessions(accountId)}/${later.id}`)).body).toMatchObject({ status: "expired", expired_at: lagging.expires_at });
+    expect(ran.status, ran.text).toBe(200);
+    expect((await client.get(`${sessions(accountId)}/${later.id}`)).body).toMatchObject({ status: "expired", expired_at: lagging.expiresAt.toISOString() });
+    expect((await eventsOf(later.id, client, accountId)).map((e) => e.type)).toEqual(["checkout.session.created", "checkout.session.expired"]);
   });
 });
 

@@ -6,6 +6,19 @@ import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
 import { TcpProxy } from "../helpers/tcp-proxy";
 
+/** A fresh app whose database connections go through a proxy the test controls. */
+async function appBehindProxy(
+  search: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<{ proxy: TcpProxy; app: RunningApp; merchant: Merchant }> {
+  const url = new URL(inject("databaseUrl"));
+  const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+  url.port = String(proxy.port);
+  for (const [name, value] of Object.entries(search)) url.searchParams.set(name, value);
+  const app = await startApp({ DATABASE_URL: url.toString(), ...env });
+  return { proxy, app, merchant: await newMerchant() };
+}
+
 /**
  * The app's database behind a proxy this test controls: cut it, and the API answers fast 503s
  * with Retry-After (readiness too) without crashing; restore it, and the same process serves again.
@@ -16,11 +29,7 @@ describe("without its database", () => {
   let merchant: Merchant;
 
   beforeAll(async () => {
-    const url = new URL(inject("databaseUrl"));
-    proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
-    url.port = String(proxy.port);
-    app = await startApp({ DATABASE_URL: url.toString() });
-    merchant = await newMerchant();
+    ({ proxy, app, merchant } = await appBehindProxy());
   });
   afterAll(async () => {
     await app?.stop();
@@ -59,5 +68,73 @@ describe("without its database", () => {
     // Never the SQL parameters of a failed query in the logs (the merchant's emails, token hashes).
     expect(app.output()).not.toContain("away@example.com");
     expect(app.output()).not.toMatch(/params:/);
+  });
+});
+
+/**
+ * The network drops the database's packets without closing anything (no FIN, no RST): pooled
+ * sockets go silent. postgres.js alone would wait on them forever; the app answers 503 within
+ * seconds, gives the dead sockets up, and serves again once new connections get through, while
+ * the old ones stay dead.
+ */
+describe("with its database blackholed", () => {
+  let proxy: TcpProxy;
+  let app: RunningApp;
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    // TLS if the server offers it: the app's sockets negotiate it themselves (db/watchdog.ts); the
+    // test server declines, so this exercises the negotiation and the fall-back to plain. A small
+    // pool, so that concurrent requests also queue for a connection.
+    ({ proxy, app, merchant } = await appBehindProxy({ sslmode: "prefer" }, { DATABASE_POOL_SIZE: "2" }));
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await proxy?.cut();
+  });
+
+  it("answers 503 within seconds on silent sockets, and recovers without a restart", { timeout: 120_000 }, async () => {
+    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
+    const ready = api(undefined, `${app.baseUrl}/api`);
+    // Warm the pool: both connections open and idle when the network goes silent.
+    await Promise.all([client.get("/customers"), client.get("/customers"), ready.get("/health/ready")]);
+    expect((await client.get("/customers")).status).toBe(200);
+
+    proxy.blackhole();
+    const timed = async (call: () => ReturnType<typeof client.get>) => {
+      const started = Date.now();
+      const response = await call();
+      return { response, ms: Date.now() - started };
+    };
+    // One at a time: on a pooled socket gone silent, then on new connections that never answer.
+    for (const call of [
+      () => client.get("/customers"),
+      () => client.post("/customers", { email: "silent@example.com" }),
+      () => client.post("/customers", { email: "silent@example.com" }, { headers: { "Idempotency-Key": "while-silent" } }),
+      () => client.get("/customers"),
+    ]) {
+      const { response, ms } = await timed(call);
+      expect(ms).toBeLessThan(12_000);
+      expectProblem(response, 503, /database is unavailable/);
+      expect(response.headers.get("retry-after")).toBe("5");
+    }
+    // Eight at once on a pool of two: the queued ones give up too.
+    const burst = await Promise.all(Array.from({ length: 8 }, () => timed(() => client.get("/customers"))));
+    for (const { response, ms } of burst) {
+      expect(ms).toBeLessThan(15_000);
+      expectProblem(response, 503, /database is unavailable/);
+    }
+    expect((await timed(() => ready.get("/health/ready"))).response.status).toBe(503);
+
+    await proxy.restore();
+    await eventually(() => ready.get("/health/ready"), (response) => response.status === 200, 30_000);
+    await eventually(() => client.get("/customers"), (response) => response.status === 200, 30_000);
+    const created = await client.post("/customers", { email: "back@example.com" }, { headers: { "Idempotency-Key": "while-silent" } });
+    expect(created.status).toBe(201);
+    // Several in a row, each on a working connection: no request lands on a dead socket again.
+    for (let i = 0; i < 6; i++) expect((await client.get("/customers")).body.total).toBe(1);
+
+    expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError/i);
+    expect(app.output()).not.toContain("silent@example.com");
   });
 });

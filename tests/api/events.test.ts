@@ -166,3 +166,22 @@ describe("GET /{account_id}/events/{event_id} and its deliveries", () => {
     expectProblem(await merchant.client.delete(`/${merchant.accountId}/events/${latest.id}`), 405);
   });
 });
+
+describe("fan-out", () => {
+  it("records one delivery per subscribed endpoint, beyond the delivery ids emitEvent makes ahead", async () => {
+    const fresh = await newMerchant();
+    const endpoint = async (events: string[]) =>
+      (await fresh.client.post(`/${fresh.accountId}/webhook-endpoints`, { url: "https://fanout.example.com/hook", events })).body.id as string;
+    const subscribed: string[] = [];
+    for (let i = 0; i < 6; i++) subscribed.push(await endpoint(["customer.created"]));
+    for (let i = 0; i < 5; i++) subscribed.push(await endpoint(["*"]));
+    await endpoint(["invoice.paid"]);
+    const customer = (await fresh.client.post("/customers", { email: "fanout@example.com" })).body;
+    const [event] = (await fresh.client.get(`/${fresh.accountId}/events?aggregate_id=${customer.id}`)).body.items;
+    expect(event.type).toBe("customer.created");
+    const deliveries: { id: string; webhook_endpoint_id: string }[] = (await fresh.client.get(`/${fresh.accountId}/events/${event.id}/deliveries`)).body;
+    expect(deliveries.map((d) => d.webhook_endpoint_id).sort()).toEqual([...subscribed].sort());
+    expect(new Set(deliveries.map((d) => d.id)).size).toBe(11);
+    expect(deliveries.every((d) => d.id.startsWith("ed_"))).toBe(true);
+  });
+});

@@ -1,7 +1,6 @@
-import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { apiBaseUrl, type ApiResponse } from "../helpers/api";
+import { apiBaseUrl, chunkedCustomerPost, type ApiResponse } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -86,15 +85,8 @@ describe("hostile input never yields a 5xx", () => {
 
   it("stops reading a chunked body at the limit with 413", async () => {
     const merchant = await newMerchant();
-    const base = new URL(apiBaseUrl());
     const sent = await new Promise<{ status: number; body: string; bytesSent: number }>((resolve, reject) => {
-      const request = httpRequest({
-        host: base.hostname,
-        port: base.port,
-        method: "POST",
-        path: "/api/customers",
-        headers: { Authorization: `Bearer ${merchant.secret.token}`, "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
-      });
+      const request = chunkedCustomerPost(apiBaseUrl(), merchant.secret.token);
       let bytesSent = 0;
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       let answered = false;

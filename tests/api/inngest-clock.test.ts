@@ -129,7 +129,8 @@ describe("job providers: transitionScheduled", () => {
     expect(Math.abs(realAt.getTime() - (accountTime.getTime() - offset))).toBeLessThan(1000);
 
     scheduled.mockRejectedValue(new Error("provider down"));
-    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    // Logs go through pino (lib/log.ts).
+    const logged = vi.spyOn(log(), "error").mockImplementation(() => undefined);
     await expect(transitionScheduled(ctx, accountTime)).resolves.toBeUndefined();
     expect(logged).toHaveBeenCalled();
   });

@@ -24,7 +24,7 @@ afterEach(() => {
 
 describe("deliver-webhook fairness (Inngest mode)", () => {
   it("registers a concurrency limit per endpoint next to the one per delivery, and a throttle per key", () => {
-    expect(INNGEST_ENDPOINT_CONCURRENCY).toBe(8);
+    expect(INNGEST_ENDPOINT_CONCURRENCY).toBe(16);
     const config = registered();
     expect(config.concurrency).toEqual([
       { key: "event.data.deliveryId", limit: 1 },

@@ -8,7 +8,7 @@ import { OFFSET_MAX } from "@/lib/api/pagination";
 import { EVENT_TYPES, aggregateTypeOf, type EventType } from "@/lib/events/catalogue";
 import { recountEvents } from "@/lib/events/counts";
 import { emitEvent } from "@/lib/events/emit";
-import { inChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction } from "@/lib/events/transaction";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -83,7 +83,7 @@ describe("event totals", () => {
     const before = await apiTotal({});
     // A change whose transaction rolls back after its event was written counts nothing.
     await expect(
-      inChangeTransaction(async (tx) => {
+      withChangeTransaction(async (tx) => {
         const ctx = { accountId: merchant.accountId, livemode: true, actor: { type: "system" as const, id: null }, correlationId: null, now: () => new Date() };
         await emitEvent(tx, ctx, { type: "customer.updated", aggregateId: alice.id, data: {}, previousData: {} });
         throw new Error("rolled back on purpose");

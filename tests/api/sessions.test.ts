@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { signUp } from "@/lib/auth/users";
-import { startApp, type RunningApp } from "../helpers/server";
+import { organizationAccounts, signUp } from "@/lib/auth/users";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 import { signedInUser } from "../helpers/session";
 
 const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -21,6 +23,57 @@ async function signIn(base: string, email: string, password: string): Promise<{ 
   const error = new URL(location, base).searchParams.get("error") ?? undefined;
   return { session, error };
 }
+
+/** Whether a session cookie names a signed-in user (next-auth's session endpoint). */
+async function sessionUser(base: string, cookie: string): Promise<string | undefined> {
+  const response = await fetch(`${base}/api/auth/session`, { headers: { Cookie: cookie } });
+  return ((await response.json()) as { user?: { id?: string } }).user?.id || undefined;
+}
+
+type ActionResult = { ok: boolean; signedIn?: boolean; message?: string; errors?: { field: string }[] };
+
+/**
+ * Calls a page's server action as the dashboard's forms do (a POST with `Next-Action`, its id from
+ * the build's manifest): its result, decoded from the RSC answer, and the session cookie it set.
+ */
+async function callAction(base: string, page: string, exportedName: string, input: unknown, cookie?: string) {
+  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { exportedName?: string }>;
+  };
+  const actionId = Object.entries(manifest.node).find(([, action]) => action.exportedName === exportedName)?.[0];
+  expect(actionId, exportedName).toBeDefined();
+  const response = await fetch(`${base}${page}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Next-Action": actionId!,
+      "Content-Type": "text/plain;charset=UTF-8",
+      Accept: "text/x-component",
+      Origin: base,
+      ...(cookie ? { Cookie: cookie } : {}),
+    },
+    body: JSON.stringify([input]),
+  });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  // The RSC stream: one `<id>:<json>` row per chunk; the action's result is the object with `ok`.
+  const result = text
+    .split("\n")
+    .map((line) => {
+      try {
+        return JSON.parse(line.slice(line.indexOf(":") + 1)) as unknown;
+      } catch {
+        return undefined;
+      }
+    })
+    .find((value): value is ActionResult => typeof value === "object" && value !== null && "ok" in value);
+  if (!result) throw new Error(`No action result in: ${text.slice(0, 500)}`);
+  const renewed = cookiesOf(response).find((c) => c.startsWith("next-auth.session-token="));
+  return { result, renewed };
+}
+
+const changePasswordOverHttp = (base: string, accountId: string, cookie: string, input: { currentPassword: string; newPassword: string }) =>
+  callAction(base, `/accounts/${accountId}/settings`, "changePasswordAction", input, cookie);
 
 describe("dashboard sessions", () => {
   it("signing out ends the session on the server: the same cookie no longer works", async () => {
@@ -52,6 +105,37 @@ describe("dashboard sessions", () => {
     expect(await replayed.json()).not.toHaveProperty("user.organizationId", expect.stringMatching(/.+/));
     const page = await fetch(`${base}/`, { headers: { Cookie: session! }, redirect: "manual" });
     expect(page.headers.get("location")).toMatch(/\/signin$/);
+  });
+
+  it("changing the password ends every other session at once and keeps the one that changed it", async () => {
+    const base = inject("apiBaseUrl");
+    const email = `pw-${randomBytes(4).toString("hex")}@example.com`;
+    const user = await signUp({ name: "Pw", company: "Pw Co", email, password: "correct horse battery staple" });
+    const [live] = await organizationAccounts(user.organizationId);
+    const here = (await signIn(base, email, "correct horse battery staple")).session!;
+    const elsewhere = (await signIn(base, email, "correct horse battery staple")).session!;
+    expect(await sessionUser(base, here)).toBe(user.id);
+    expect(await sessionUser(base, elsewhere)).toBe(user.id);
+
+    // A wrong current password changes nothing and ends nothing.
+    const refused = await changePasswordOverHttp(base, live!.id, here, { currentPassword: "not the password", newPassword: "a brand new passphrase" });
+    expect(refused.result).toMatchObject({ ok: false, errors: [{ field: "currentPassword" }] });
+    const tooShort = await changePasswordOverHttp(base, live!.id, here, { currentPassword: "correct horse battery staple", newPassword: "short" });
+    expect(tooShort.result).toMatchObject({ ok: false, errors: [{ field: "newPassword" }] });
+    expect(await sessionUser(base, elsewhere)).toBe(user.id);
+
+    const changed = await changePasswordOverHttp(base, live!.id, here, { currentPassword: "correct horse battery staple", newPassword: "a brand new passphrase" });
+    expect(changed.result).toEqual({ ok: true, signedIn: true });
+    // The other session has ended, and so has this cookie as it was; its re-issued form goes on.
+    expect(await sessionUser(base, elsewhere)).toBeUndefined();
+    expect(await sessionUser(base, here)).toBeUndefined();
+    expect(changed.renewed).toBeDefined();
+    expect(await sessionUser(base, changed.renewed!)).toBe(user.id);
+    const page = await fetch(`${base}/accounts/${live!.id}/customers`, { headers: { Cookie: changed.renewed! }, redirect: "manual" });
+    expect(page.status).toBe(200);
+
+    expect((await signIn(base, email, "correct horse battery staple")).error).toBe("CredentialsSignin");
+    expect((await signIn(base, email, "a brand new passphrase")).session).toBeDefined();
   });
 
   it("sends security headers on dashboard pages", async () => {
@@ -114,5 +198,39 @@ describe("sign-in throttling", () => {
     const unknown = Math.min(await timeOf(`nobody-${randomBytes(4).toString("hex")}@example.com`), await timeOf(`nobody-${randomBytes(4).toString("hex")}@example.com`));
     // Before: 8 ms against 122 ms. A hash is tens of milliseconds; allow for a loaded machine.
     expect(unknown).toBeGreaterThan(known * 0.4);
+  });
+});
+
+describe("password-change throttling", () => {
+  // Its own app and limit (the limit is part of the counters' keys): the sign-in tests above use
+  // up their per-address allowance (3 × 3 a minute).
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startApp({ DATABASE_URL: inject("databaseUrl"), RATE_LIMIT_SIGN_IN_PER_MINUTE: "4" });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("throttles password changes like sign-in attempts (per email)", async () => {
+    const email = `pw-throttle-${randomBytes(4).toString("hex")}@example.com`;
+    const user = await signUp({ name: "T", company: "T Co", email, password: "correct horse battery staple" });
+    const [live] = await organizationAccounts(user.organizationId);
+    const { session } = await signIn(app.baseUrl, email, "correct horse battery staple");
+    const attempt = (currentPassword: string) =>
+      changePasswordOverHttp(app.baseUrl, live!.id, session!, { currentPassword, newPassword: "a brand new passphrase" });
+    // The sign-in took one of the 4 a minute; three guesses take the rest.
+    for (let i = 0; i < 3; i++) expect((await attempt("a wrong guess")).result).toMatchObject({ ok: false, errors: [{ field: "currentPassword" }] });
+    const blocked = await attempt("correct horse battery staple");
+    expect(blocked.result).toMatchObject({ ok: false, message: expect.stringMatching(/Too many attempts/) });
+    expect((await signIn(app.baseUrl, email, "a brand new passphrase")).error).toMatch(/Too many attempts/);
+  });
+
+  it("throttles sign-up per email like sign-in", async () => {
+    const email = `signup-throttle-${randomBytes(4).toString("hex")}@example.com`;
+    const attempt = () => callAction(app.baseUrl, "/signup", "signUpAction", { name: "S", company: "S Co", email, password: "correct horse battery staple" });
+    expect((await attempt()).result).toEqual({ ok: true });
+    for (let i = 0; i < 3; i++) expect((await attempt()).result).toMatchObject({ ok: false, message: expect.stringMatching(/already exists/) });
+    expect((await attempt()).result).toMatchObject({ ok: false, message: expect.stringMatching(/Too many attempts/) });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceContext } from "@/lib/context";
-import { renewSubscription } from "@/lib/subscriptions/service";
+import { renewSubscription } from "@/lib/subscriptions/renewal";
 import type { Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";

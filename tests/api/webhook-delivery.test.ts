@@ -115,6 +115,25 @@ describe("webhook delivery (embedded driver, real HTTPS receiver)", () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it("records an answer whose body holds NUL bytes or more than 4 KB (the excerpt is cut and made storable)", async () => {
+    const { merchant, receiver } = await setup();
+    receiver.respond((_request, index) => ({ status: 200, body: index === 0 ? "ok\u0000done" : "x".repeat(10_000) }));
+    const deliveries = [];
+    for (const email of ["nul@example.com", "long@example.com"]) {
+      const { body: customer } = await merchant.client.post("/customers", { email });
+      const event = await latestEventOf(merchant, customer.id);
+      deliveries.push((await deliveriesOf(merchant, event.id, (d) => d[0]?.status === "delivered"))[0]!);
+    }
+    const excerpts = [];
+    for (const delivery of deliveries) {
+      const attempts = (await merchant.client.get(`/${merchant.accountId}/deliveries/${delivery.id}/attempts`)).body;
+      expect(attempts[0]).toMatchObject({ outcome: "delivered", response_status: 200 });
+      excerpts.push(attempts[0].response_excerpt);
+    }
+    expect(excerpts[0]).toBe("ok\uFFFDdone");
+    expect(excerpts[1]).toHaveLength(4096);
+  });
+
   it("retries a 5xx on the schedule, then fails permanently after the fifth retry", async () => {
     const { merchant, receiver } = await setup();
     receiver.respond({ status: 500, body: "boom" });

@@ -5,8 +5,8 @@ import type { Receiver } from "../helpers/receiver";
 import { receiverEndpoint } from "../helpers/webhooks";
 
 // The app runs with a 1.5 s attempt deadline and 300 ms retries (tests/setup/api-server.ts), and
-// the default WEBHOOK_ENDPOINT_CONCURRENCY of 8.
-const ENDPOINT_CONCURRENCY = 8;
+// the default WEBHOOK_ENDPOINT_CONCURRENCY of 16.
+const ENDPOINT_CONCURRENCY = 16;
 const receivers: Receiver[] = [];
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

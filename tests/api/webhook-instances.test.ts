@@ -14,6 +14,8 @@ const run = promisify(execFile);
  * global setup's app is not involved). The webhook settings (1.5 s deadline, 300 ms retries) come
  * from the environment the global setup put in place.
  */
+/** Attempts in flight per endpoint, across both instances. */
+const ENDPOINT_CAP = 6;
 let database: Awaited<ReturnType<typeof createFreshDatabase>>;
 let apps: RunningApp[] = [];
 let seed: { account_id: string; secret_token: string };
@@ -26,7 +28,9 @@ beforeAll(async () => {
     env: { ...process.env, DATABASE_URL: database.url },
   });
   seed = JSON.parse(stdout);
-  apps = await Promise.all([0, 1].map(() => startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV })));
+  apps = await Promise.all(
+    [0, 1].map(() => startApp({ DATABASE_URL: database.url, WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CAP), ...CLOCK_TEST_ENV })),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -77,6 +81,22 @@ describe("two app instances on one database", () => {
       for (const receiver of receivers) expect(receiver.requests).toHaveLength(120);
     } finally {
       await Promise.all(receivers.map((receiver) => receiver.close()));
+    }
+  }, 90_000);
+
+  it("hold an endpoint's cap on attempts in flight between them", async () => {
+    const receiver = (await Receiver.start()).respond({ status: 200, body: "ok", delayMs: 300 });
+    try {
+      await newEndpoint(receiver);
+      await createCustomers("cap", 40);
+      const requests = await receiver.waitFor((r) => deliveryIds(r).size >= 40 && r.every((request) => request.answeredAt), 30_000);
+      expect(requests).toHaveLength(40);
+      // 40 attempts of 300 ms through two instances: never more than the cap at once, together.
+      const open = Receiver.maxOpenAtOnce(requests);
+      expect(open).toBeLessThanOrEqual(ENDPOINT_CAP);
+      expect(open).toBeGreaterThanOrEqual(ENDPOINT_CAP - 2);
+    } finally {
+      await receiver.close();
     }
   }, 90_000);
 

@@ -29,3 +29,27 @@ describe("deliveries to private networks", () => {
     expect(receiver.requests).toHaveLength(1);
   });
 });
+
+describe("kept-alive sockets", () => {
+  it("sends again on a new socket when a reused one was closed by the receiver, not when a fresh one is", async () => {
+    const keptAlive = await Receiver.start();
+    try {
+      // The second request arrives on the first one's socket, which the receiver then drops.
+      keptAlive.respond((_request, index) => (index === 1 ? "reset" : { status: 200, body: "ok" }));
+      expect(await send(keptAlive.url, true)).toMatchObject({ status: 200 });
+      expect(await send(keptAlive.url, true)).toMatchObject({ status: 200, error: null });
+      expect(keptAlive.requests).toHaveLength(3);
+
+      const fresh = await Receiver.start();
+      try {
+        fresh.respond("reset");
+        expect(await send(fresh.url, true)).toMatchObject({ status: null, error: "The endpoint closed the connection." });
+        expect(fresh.requests).toHaveLength(1);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await keptAlive.close();
+    }
+  });
+});

@@ -18,6 +18,8 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "billing-inngest-"));
     // Dev mode with no Dev Server listening: hand-offs fail (and are logged), nothing else may deliver.
     app = await startApp({ DATABASE_URL: "", BILLING_DATA_DIR: dataDir, INNGEST_DEV: "1" });
+    // The server answers at once; the embedded database is migrated and seeded in the background.
+    await app.waitForOutput(/sign in as /);
   });
   afterAll(async () => {
     await app?.stop();

@@ -45,6 +45,8 @@ describe("the embedded default (PGlite, no DATABASE_URL)", () => {
   beforeAll(async () => {
     dataDir = tempDataDir();
     app = await startApp({ DATABASE_URL: "", BILLING_DATA_DIR: dataDir });
+    // The server answers at once; the embedded database is migrated and seeded in the background.
+    await app.waitForOutput(/sign in as /);
   });
   afterAll(async () => {
     await app?.stop();

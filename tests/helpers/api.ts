@@ -1,3 +1,4 @@
+import { request as httpRequest, type ClientRequest } from "node:http";
 import { inject } from "vitest";
 
 // Responses are arbitrary JSON that each test inspects field by field.
@@ -51,3 +52,15 @@ export function api(token?: string, baseUrl?: string) {
 }
 
 export type Client = ReturnType<typeof api>;
+
+/** A `POST /api/customers` whose body the caller writes in chunks (the body-limit tests). */
+export function chunkedCustomerPost(baseUrl: string, token: string): ClientRequest {
+  const base = new URL(baseUrl);
+  return httpRequest({
+    host: base.hostname,
+    port: base.port,
+    method: "POST",
+    path: "/api/customers",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
+  });
+}

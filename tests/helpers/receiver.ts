@@ -18,10 +18,15 @@ export type ReceivedRequest = {
   receivedAt: number;
   /** What the receiver answered. */
   reply?: Reply;
+  /** When the answer was sent (absent while hanging). */
+  answeredAt?: number;
 };
 
-/** What to answer: a status (and body), or `hang` (never answer), or `reset` (drop the socket). */
-export type Reply = { status: number; body?: string } | "hang" | "reset";
+/**
+ * What to answer: a status (and body, after `delayMs` if given), or `hang` (never answer), or
+ * `reset` (drop the socket).
+ */
+export type Reply = { status: number; body?: string; delayMs?: number } | "hang" | "reset";
 export type Responder = (request: ReceivedRequest, index: number) => Reply;
 
 /**
@@ -77,7 +82,12 @@ export class Receiver {
           req.socket.destroy();
           return;
         }
-        res.writeHead(reply.status, { "Content-Type": "text/plain" }).end(reply.body ?? "");
+        const answer = () => {
+          received.answeredAt = Date.now();
+          res.writeHead(reply.status, { "Content-Type": "text/plain" }).end(reply.body ?? "");
+        };
+        if (reply.delayMs) setTimeout(answer, reply.delayMs);
+        else answer();
       });
     });
     return receiver;
@@ -109,6 +119,16 @@ export class Receiver {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return this.requests;
+  }
+
+  /** The most requests that were open at once (received, not yet answered) among `requests`. */
+  static maxOpenAtOnce(requests: ReceivedRequest[]): number {
+    return Math.max(
+      0,
+      ...requests.map(
+        (at) => requests.filter((other) => other.receivedAt <= at.receivedAt && (other.answeredAt ?? Infinity) > at.receivedAt).length,
+      ),
+    );
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 
@@ -16,9 +17,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** CPU time (user + system, ms) a process has used so far: a figure that survives a loaded machine. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 export type RunningApp = {
   baseUrl: string;
+  /** The `next start` process (benchmarks read its CPU time, tests its memory, from /proc). */
+  pid: number;
   output: () => string;
+  /** Waits until the app's output matches (the embedded database prints its login once seeded). */
+  waitForOutput: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
   stop: () => Promise<void>;
   /** SIGKILL: the process dies at once, mid-whatever, as in a crash. */
   kill: () => Promise<void>;
@@ -28,12 +40,22 @@ export type RunningApp = {
 export async function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   let output = "";
+  // APP_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the app in benchmarks;
+  // Node refuses --cpu-prof in NODE_OPTIONS.
+  const nodeArgs = (process.env.APP_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // APP_ROOT (benchmarks only) starts another checkout's build, e.g. a baseline to compare with.
+  const root = process.env.APP_ROOT ?? PROJECT_ROOT;
+  // APP_SERVER=standalone (benchmarks only) runs a build made with `output: "standalone"`
+  // (node .next/standalone/server.js) instead of `next start`.
+  const standalone = process.env.APP_SERVER === "standalone";
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(PROJECT_ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    standalone
+      ? [...nodeArgs, path.join(root, ".next/standalone/server.js")]
+      : [...nodeArgs, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
     {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
+      cwd: standalone ? path.join(root, ".next/standalone") : root,
+      env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port), ...(standalone ? { HOSTNAME: "127.0.0.1" } : {}) },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -59,7 +81,15 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   }
   return {
     baseUrl,
+    pid: child.pid!,
     output: () => output,
+    waitForOutput: async (pattern, timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(output)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The app never printed ${pattern}:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
     kill: async () => {
       child.kill("SIGKILL");
       await exited;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addUtcMonths, loadConfig } from "@/lib/config";
+import { addUtcMonths } from "@/lib/clock/time";
+import { loadConfig } from "@/lib/config";
 import { prorate } from "@/lib/subscription-changes/proration";
 
 describe("the change-plan deprecation settings", () => {

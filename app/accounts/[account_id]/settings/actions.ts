@@ -1,0 +1,37 @@
+"use server";
+
+import { getServerSession } from "next-auth";
+import { cookies, headers } from "next/headers";
+import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
+import { sessionOptions } from "@/lib/auth/session-options";
+import { changePassword, reissueSession } from "@/lib/auth/password-change";
+import { ServiceError } from "@/lib/errors";
+
+export type ChangePasswordResult =
+  | { ok: true; signedIn: boolean }
+  | { ok: false; message: string; errors: { field: string; message: string }[] };
+
+/**
+ * Changes the signed-in user's password: every other session ends at once, this one is kept
+ * (re-issued under the new session version). Throttled like sign-in, per email and address.
+ */
+export async function changePasswordAction(input: { currentPassword: string; newPassword: string }): Promise<ChangePasswordResult> {
+  // The session check includes the server-side revocation (lib/auth/options.ts, jwt callback).
+  const session = await getServerSession(sessionOptions());
+  if (!session?.user?.id) return { ok: false, message: "Your session has ended. Sign in again.", errors: [] };
+  const throttled = await limitSignIn(addressOf(Object.fromEntries(await headers())), session.user.email);
+  if (throttled) return { ok: false, message: throttledMessage(throttled), errors: [] };
+  try {
+    const sessionVersion = await changePassword(session.user.id, {
+      currentPassword: String(input?.currentPassword ?? ""),
+      newPassword: String(input?.newPassword ?? ""),
+    });
+    return { ok: true, signedIn: await reissueSession(await cookies(), session.user.id, sessionVersion) };
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      const errors = (error.extras.errors as { field: string; message: string }[] | undefined) ?? [];
+      return { ok: false, message: error.message, errors };
+    }
+    throw error;
+  }
+}

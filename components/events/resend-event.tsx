@@ -1,0 +1,103 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { ApiError, apiFetch, type ListEnvelope } from "@/components/api-client";
+import { plainMessage } from "@/components/objects/form-values";
+import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import type { WebhookEndpoint } from "@/components/webhooks/types";
+import { queryKeys } from "./format";
+
+/**
+ * Resend this event to one endpoint the merchant picks (POST /events/{id}/resend): a new
+ * delivery, asked for with a confirmation that names the endpoint, shown at once in the event's
+ * deliveries below (which poll while it is in flight).
+ */
+export function ResendEvent({ accountId, eventId }: { accountId: string; eventId: string }) {
+  const queryClient = useQueryClient();
+  const endpoints = useQuery({
+    queryKey: ["webhook-endpoints", accountId, "picker"],
+    queryFn: () => apiFetch<ListEnvelope<WebhookEndpoint>>(`/${accountId}/webhook-endpoints?limit=100`),
+  });
+  const [chosen, setChosen] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const resend = useMutation({
+    mutationFn: (endpointId: string) =>
+      apiFetch<{ id: string }>(`/${accountId}/events/${encodeURIComponent(eventId)}/resend`, { method: "POST", body: { endpoint_id: endpointId } }),
+    onSuccess: async () => {
+      setConfirming(false);
+      await queryClient.invalidateQueries({ queryKey: queryKeys.eventFull(accountId, eventId) });
+    },
+  });
+
+  if (endpoints.isPending) return <Card title="Resend"><Loading what="Loading endpoints" /></Card>;
+  if (endpoints.isError) return <Card title="Resend"><ErrorBox error={endpoints.error} /></Card>;
+  const enabled = endpoints.data.items.filter((endpoint) => endpoint.enabled);
+  if (enabled.length === 0) {
+    return (
+      <Card title="Resend">
+        <p className="text-sm text-slate-600">
+          No enabled webhook endpoint to resend to.{" "}
+          <Link href={`/accounts/${accountId}/webhooks`} className="text-indigo-700 underline hover:text-indigo-900">
+            Manage webhooks
+          </Link>
+        </p>
+      </Card>
+    );
+  }
+  const endpointId = chosen || enabled[0]!.id;
+  const endpoint = enabled.find((candidate) => candidate.id === endpointId);
+  const fieldError =
+    resend.error instanceof ApiError ? resend.error.fieldError("endpoint_id") : undefined;
+
+  return (
+    <Card title="Resend">
+      <form
+        aria-label="Resend this event"
+        className="flex flex-wrap items-end gap-3"
+        onSubmit={(event) => {
+          event.preventDefault();
+          resend.reset();
+          setConfirming(true);
+        }}
+      >
+        <div className="min-w-0 max-w-xl flex-1">
+          <Field label="Endpoint" error={fieldError ? plainMessage(fieldError) : undefined}>
+            <select className={`${inputClass} truncate`} value={endpointId} onChange={(event) => setChosen(event.target.value)}>
+              {enabled.map((candidate) => (
+                <option key={candidate.id} value={candidate.id} title={candidate.url}>
+                  {candidate.description ? `${candidate.description} — ${candidate.url}` : candidate.url}
+                </option>
+              ))}
+            </select>
+          </Field>
+        </div>
+        <Button type="submit" variant="secondary" disabled={resend.isPending}>
+          Resend event
+        </Button>
+        {resend.isSuccess && !confirming && (
+          <span role="status" className="text-sm text-green-800">
+            Resent: a new delivery is listed below.
+          </span>
+        )}
+      </form>
+      {confirming && (
+        <ConfirmDialog
+          title="Resend this event?"
+          confirmLabel="Resend"
+          busy={resend.isPending}
+          error={resend.error && !fieldError ? resend.error : undefined}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => resend.mutate(endpointId)}
+        >
+          <span className="break-all">
+            A new delivery of this event goes to {endpoint?.url ?? endpointId}, signed and retried like any other, with the same
+            webhook-id so the receiver can skip it if already processed.
+          </span>
+        </ConfirmDialog>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,19 @@
+import { handle } from "@/lib/api/handler";
+import { envelope } from "@/lib/api/pagination";
+import { createApiTokenOperation, listApiTokensOperation, revokeApiTokenOperation } from "./operations";
+import { createApiToken, listApiTokens, revokeApiToken, serializeApiToken } from "./service";
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const apiTokenHandlers = [
+  handle(listApiTokensOperation, async ({ ctx, query }) => {
+    const { rows, ...info } = await listApiTokens({ ctx, input: query });
+    return envelope(rows.map(serializeApiToken), info);
+  }),
+  handle(createApiTokenOperation, async ({ ctx, body }) => {
+    const { row, token } = await createApiToken({ ctx, input: body });
+    return { ...serializeApiToken(row), token };
+  }),
+  handle(revokeApiTokenOperation, async ({ ctx, params }) =>
+    serializeApiToken(await revokeApiToken({ ctx, input: { id: params.token_id } })),
+  ),
+];

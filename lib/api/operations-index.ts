@@ -1,0 +1,44 @@
+import type { Operation } from "@/lib/api/operation";
+import { apiTokenOperations } from "@/lib/api-tokens/operations";
+import { billingStatusOperations } from "@/lib/billing-status/operations";
+import { checkoutOperations } from "@/lib/checkout/operations";
+import { testClockOperations } from "@/lib/clock/operations";
+import { couponOperations } from "@/lib/coupons/operations";
+import { customerOperations } from "@/lib/customers/operations";
+import { discountOperations } from "@/lib/discounts/operations";
+import { eventOperations } from "@/lib/events/operations";
+import { metaOperations } from "@/lib/health/operations";
+import { invoiceOperations } from "@/lib/invoices/operations";
+import { paymentOperations } from "@/lib/payments/operations";
+import { priceOperations } from "@/lib/prices/operations";
+import { productOperations } from "@/lib/products/operations";
+import { refundOperations } from "@/lib/refunds/operations";
+import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
+import { subscriptionOperations } from "@/lib/subscriptions/operations";
+import { webhookOperations } from "@/lib/webhooks/operations";
+
+/**
+ * Every operation of the API, in document order: the routing truth. The catch-all route serves
+ * exactly these (each through the handler beside it, lib/api/routes.ts) and the OpenAPI document
+ * describes exactly these. Declarations only: no services are imported here, so the document and
+ * its tests load without a database.
+ */
+export const API_OPERATIONS: Operation[] = [
+  ...billingStatusOperations,
+  ...eventOperations,
+  ...customerOperations,
+  ...couponOperations,
+  ...discountOperations,
+  ...productOperations,
+  ...priceOperations,
+  ...paymentOperations,
+  ...refundOperations,
+  ...invoiceOperations,
+  ...subscriptionOperations,
+  ...subscriptionChangeOperations,
+  ...checkoutOperations,
+  ...webhookOperations,
+  ...apiTokenOperations,
+  ...testClockOperations,
+  ...metaOperations,
+];

@@ -1,0 +1,43 @@
+import { apiTokenHandlers } from "@/lib/api-tokens/handlers";
+import { billingStatusHandlers } from "@/lib/billing-status/handlers";
+import { checkoutHandlers } from "@/lib/checkout/handlers";
+import { testClockHandlers } from "@/lib/clock/handlers";
+import { couponHandlers } from "@/lib/coupons/handlers";
+import { customerHandlers } from "@/lib/customers/handlers";
+import { discountHandlers } from "@/lib/discounts/handlers";
+import { eventHandlers } from "@/lib/events/handlers";
+import { metaHandlers } from "@/lib/health/handlers";
+import { invoiceHandlers } from "@/lib/invoices/handlers";
+import { paymentHandlers } from "@/lib/payments/handlers";
+import { priceHandlers } from "@/lib/prices/handlers";
+import { productHandlers } from "@/lib/products/handlers";
+import { refundHandlers } from "@/lib/refunds/handlers";
+import { subscriptionChangeHandlers } from "@/lib/subscription-changes/handlers";
+import { subscriptionHandlers } from "@/lib/subscriptions/handlers";
+import { webhookHandlers } from "@/lib/webhooks/handlers";
+import { API_OPERATIONS } from "./operations-index";
+import { compileRouter } from "./router";
+
+/** Every operation's handler; compileRouter refuses an operation without one, or one unlisted. */
+export const API_HANDLERS = [
+  ...billingStatusHandlers,
+  ...eventHandlers,
+  ...customerHandlers,
+  ...couponHandlers,
+  ...discountHandlers,
+  ...productHandlers,
+  ...priceHandlers,
+  ...paymentHandlers,
+  ...refundHandlers,
+  ...invoiceHandlers,
+  ...subscriptionHandlers,
+  ...subscriptionChangeHandlers,
+  ...checkoutHandlers,
+  ...webhookHandlers,
+  ...apiTokenHandlers,
+  ...testClockHandlers,
+  ...metaHandlers,
+];
+
+/** The catch-all route's exports (app/api/[[...path]]/route.ts). */
+export const apiRouter = compileRouter(API_OPERATIONS, API_HANDLERS);

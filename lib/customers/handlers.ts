@@ -1,0 +1,36 @@
+import { handle } from "@/lib/api/handler";
+import { envelope } from "@/lib/api/pagination";
+import {
+  createCustomerOperation,
+  deleteCustomerOperation,
+  getCustomerOperation,
+  listCustomersOperation,
+  updateCustomerOperation,
+} from "./operations";
+import { serializeCustomer } from "./serialize";
+import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./service";
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const customerHandlers = [
+  handle(listCustomersOperation, async ({ ctx, query }) => {
+    const { rows, ...info } = await listCustomers({ ctx, input: query });
+    const customFields = query.expand.has("custom_fields");
+    return envelope(rows.map((row) => serializeCustomer(row, ctx.livemode, { customFields })), info);
+  }),
+  handle(createCustomerOperation, async ({ ctx, query, body }) => {
+    const row = await createCustomer({ ctx, input: body });
+    return serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
+  }),
+  handle(getCustomerOperation, async ({ ctx, params, query }) => {
+    const row = await getCustomer({ ctx, input: { id: params.customer_id } });
+    return serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
+  }),
+  handle(updateCustomerOperation, async ({ ctx, params, query, body }) => {
+    const row = await updateCustomer({ ctx, input: { id: params.customer_id, changes: body } });
+    return serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
+  }),
+  handle(deleteCustomerOperation, async ({ ctx, params }) => {
+    const { id } = await deleteCustomer({ ctx, input: { id: params.customer_id } });
+    return { id, object: "customer" as const, deleted: true as const };
+  }),
+];

@@ -1,0 +1,26 @@
+import { handle } from "@/lib/api/handler";
+import { eventListPage } from "./list-page";
+import {
+  getEventFullOperation,
+  getEventOperation,
+  listEventDeliveriesOperation,
+  listEventsOperation,
+} from "./operations";
+import { serializeDelivery, serializeEvent } from "./serialize";
+import { getEvent, getEventWithDeliveries } from "./service";
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const eventHandlers = [
+  handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),
+  handle(getEventOperation, async ({ ctx, params }) =>
+    serializeEvent(await getEvent({ ctx, input: { id: params.event_id } })),
+  ),
+  handle(listEventDeliveriesOperation, async ({ ctx, params }) => {
+    const { deliveries } = await getEventWithDeliveries({ ctx, input: { id: params.event_id } });
+    return deliveries.map(serializeDelivery);
+  }),
+  handle(getEventFullOperation, async ({ ctx, params }) => {
+    const { event, deliveries } = await getEventWithDeliveries({ ctx, input: { id: params.event_id } });
+    return { event: serializeEvent(event), deliveries: deliveries.map(serializeDelivery) };
+  }),
+];

@@ -1,0 +1,57 @@
+import { handle } from "@/lib/api/handler";
+import { envelope } from "@/lib/api/pagination";
+import {
+  addInvoiceLineOperation,
+  createInvoiceOperation,
+  finalizeInvoiceOperation,
+  getInvoiceOperation,
+  listInvoicesOperation,
+  markInvoiceUncollectibleOperation,
+  payInvoiceOperation,
+  removeInvoiceLineOperation,
+  voidInvoiceOperation,
+} from "./operations";
+import { serializeInvoice } from "./serialize";
+import {
+  createInvoice,
+  finalizeInvoice,
+  getInvoice,
+  listInvoices,
+} from "./service";
+import { addInvoiceLine, removeInvoiceLine } from "./lines";
+import { markInvoiceUncollectible, payInvoice, voidInvoice } from "./settle";
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const invoiceHandlers = [
+  handle(listInvoicesOperation, async ({ ctx, query }) => {
+    const { items, ...info } = await listInvoices({ ctx, input: query });
+    return envelope(items.map((item) => serializeInvoice(item, ctx.livemode)), info);
+  }),
+  handle(createInvoiceOperation, async ({ ctx, body }) =>
+    serializeInvoice(await createInvoice({ ctx, input: body }), ctx.livemode),
+  ),
+  handle(getInvoiceOperation, async ({ ctx, params }) =>
+    serializeInvoice(await getInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
+  ),
+  handle(addInvoiceLineOperation, async ({ ctx, params, body }) =>
+    serializeInvoice(await addInvoiceLine({ ctx, input: { invoiceId: params.invoice_id, line: body } }), ctx.livemode),
+  ),
+  handle(removeInvoiceLineOperation, async ({ ctx, params }) =>
+    serializeInvoice(
+      await removeInvoiceLine({ ctx, input: { invoiceId: params.invoice_id, lineId: params.line_id } }),
+      ctx.livemode,
+    ),
+  ),
+  handle(finalizeInvoiceOperation, async ({ ctx, params }) =>
+    serializeInvoice(await finalizeInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
+  ),
+  handle(payInvoiceOperation, async ({ ctx, params, body }) =>
+    serializeInvoice(await payInvoice({ ctx, input: { id: params.invoice_id, payment: body } }), ctx.livemode),
+  ),
+  handle(voidInvoiceOperation, async ({ ctx, params }) =>
+    serializeInvoice(await voidInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
+  ),
+  handle(markInvoiceUncollectibleOperation, async ({ ctx, params }) =>
+    serializeInvoice(await markInvoiceUncollectible({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
+  ),
+];

@@ -1,0 +1,120 @@
+import { and, count, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
+import type { Executor } from "@/db/client";
+import { invoiceLines, invoices, prices } from "@/db/schema";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
+import { linesOf, lockInvoice } from "./core";
+import { MAX_LINES, type InvoiceLineInput } from "./schema";
+import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
+
+/* An invoice's lines: how a line input becomes a row, the draft totals, and the draft line verbs. */
+
+type LineInput = z.output<typeof InvoiceLineInput>;
+
+/** quantity × unit, refused when it cannot be an exact integer (beyond 2^53 − 1). */
+function lineAmount(quantity: number, unitAmountAtom: number, field: string): number {
+  const amount = BigInt(quantity) * BigInt(unitAmountAtom);
+  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field, message: "quantity × unit amount exceeds 2^53 - 1 atoms." }]);
+  }
+  return Number(amount);
+}
+
+/** Resolves one line input into a row to insert: a price of the account in the invoice's currency, or a custom amount. */
+export async function lineRow(
+  tx: Executor,
+  invoice: Pick<InvoiceRow, "id" | "accountId" | "currency">,
+  line: LineInput,
+  field: string,
+  created: Date,
+): Promise<typeof invoiceLines.$inferInsert> {
+  const quantity = line.quantity ?? 1;
+  let unitAmountAtom: number;
+  let priceId: string | null = null;
+  if (line.price !== undefined) {
+    const [price] = await tx
+      .select()
+      .from(prices)
+      .where(and(eq(prices.accountId, invoice.accountId), eq(prices.id, line.price), isNull(prices.deletedAt)));
+    const refuse = (message: string) => validationFailed([{ field: `${field}price`, message }], message);
+    if (!price) throw refuse(`No such price: '${line.price}'.`);
+    if (!price.active) throw refuse(`Price '${price.id}' is archived.`);
+    if (price.currency !== invoice.currency) {
+      throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
+    }
+    unitAmountAtom = price.unitAmountAtom;
+    priceId = price.id;
+  } else {
+    // The schema requires unit_amount_atom when price is absent.
+    unitAmountAtom = line.unit_amount_atom!;
+  }
+  return {
+    id: newId("invoiceLine"),
+    accountId: invoice.accountId,
+    invoiceId: invoice.id,
+    priceId,
+    description: line.description ?? null,
+    quantity,
+    unitAmountAtom,
+    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
+    created,
+  };
+}
+
+/** Draft totals follow the lines; the discount is applied only at finalization. */
+export function draftTotals(lines: readonly Pick<InvoiceLineRow, "amountAtom">[]) {
+  const subtotal = lines.reduce((sum, line) => sum + BigInt(line.amountAtom), BigInt(0));
+  if (subtotal > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field: "lines", message: "The invoice subtotal exceeds 2^53 - 1 atoms." }]);
+  }
+  const subtotalAtom = Number(subtotal);
+  return { subtotalAtom, discountAtom: 0, totalAmountAtom: subtotalAtom, dueAmountAtom: subtotalAtom };
+}
+
+/**
+ * Changes a draft's lines and recomputes its totals. Draft edits emit no event: the catalogue has
+ * no `invoice.updated`, and the lines are final (and recorded) in `invoice.finalized`.
+ */
+async function editDraftLines(
+  ctx: ServiceContext,
+  invoiceId: string,
+  edit: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<void>,
+): Promise<InvoiceWithLines> {
+  return withChangeTransaction(async (tx) => {
+    const invoice = await lockInvoice(tx, ctx.accountId, invoiceId);
+    if (invoice.status !== "draft") {
+      throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}; only a draft invoice's lines can change.`);
+    }
+    await edit(tx, invoice);
+    const lines = await linesOf(tx, invoice.id);
+    const after = one(await tx
+      .update(invoices)
+      .set({ ...draftTotals(lines), updated: ctx.now() })
+      .where(eq(invoices.id, invoice.id))
+      .returning());
+    // Only open or uncollectible invoices are paid with an intent: a draft has none.
+    return { invoice: after, lines, paymentIntent: null };
+  });
+}
+
+export async function addInvoiceLine({ ctx, input }: Verb<{ invoiceId: string; line: LineInput }>): Promise<InvoiceWithLines> {
+  return editDraftLines(ctx, input.invoiceId, async (tx, invoice) => {
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(invoiceLines).where(eq(invoiceLines.invoiceId, invoice.id));
+    if (n >= MAX_LINES) throw validationFailed([{ field: "(body)", message: `An invoice has at most ${MAX_LINES} lines.` }]);
+    await tx.insert(invoiceLines).values(await lineRow(tx, invoice, input.line, "", ctx.now()));
+  });
+}
+
+export async function removeInvoiceLine({ ctx, input }: Verb<{ invoiceId: string; lineId: string }>): Promise<InvoiceWithLines> {
+  return editDraftLines(ctx, input.invoiceId, async (tx, invoice) => {
+    const removed = await tx
+      .delete(invoiceLines)
+      .where(and(eq(invoiceLines.invoiceId, invoice.id), eq(invoiceLines.id, input.lineId)))
+      .returning({ id: invoiceLines.id });
+    if (removed.length === 0) throw notFound("invoice line", input.lineId);
+  });
+}

@@ -1,0 +1,122 @@
+import { eq } from "drizzle-orm";
+import type { z } from "zod";
+import { invoices } from "@/db/schema";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { validationFailed } from "@/lib/errors";
+import type { EventType } from "@/lib/events/catalogue";
+import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
+import { createPaymentIntent } from "@/lib/payments/service";
+import { one } from "@/lib/rows";
+import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
+import { assertStatus, emit, loadInvoice, lockInvoice, markPaid } from "./core";
+import type { InvoicePayInput, InvoiceStatus } from "./schema";
+import type { InvoiceWithLines } from "./serialize";
+
+/* How an open invoice ends: paid (out of band or with a payment intent), void, or uncollectible. */
+
+/**
+ * Open or uncollectible → paid. Out of band (`paid_out_of_band: true`) marks it paid; with a
+ * `payment_method`, one transaction holding the invoice's lock creates a payment intent for the
+ * due amount (linked to the invoice and its customer) and confirms it: the intent's outcome
+ * reaches the invoice through `applyPaymentIntentOutcome` (payment-hooks.ts), called by the
+ * payments service, so an intent confirmed later behaves the same. Answers the invoice as it
+ * stands afterwards: paid, or still open (payment failed, action required, partially funded).
+ */
+export async function payInvoice({
+  ctx,
+  input,
+  tx: outer,
+}: Verb<{ id: string; payment: z.output<typeof InvoicePayInput> }> & WithinChange): Promise<InvoiceWithLines> {
+  const { paid_out_of_band: outOfBand, payment_method: paymentMethod } = input.payment;
+  if (outOfBand === true && paymentMethod !== undefined) {
+    const message = "Give either paid_out_of_band: true or payment_method, not both.";
+    throw validationFailed([{ field: "payment_method", message }], message);
+  }
+  if (outOfBand !== true && paymentMethod === undefined) {
+    const message =
+      "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service.";
+    throw validationFailed([{ field: "paid_out_of_band", message }], message);
+  }
+  return withChangeTransaction(async (tx) => {
+    const invoice = await lockInvoice(tx, ctx.accountId, input.id);
+    assertStatus(invoice, "paid", ["open", "uncollectible"]);
+    if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), ctx.now());
+    // Live accounts and unknown methods are refused (422) here, before anything is written.
+    await createPaymentIntent({
+      ctx,
+      tx,
+      input: {
+        amount_atom: invoice.dueAmountAtom,
+        currency: invoice.currency,
+        customer: invoice.customerId,
+        invoice: invoice.id,
+        payment_method: paymentMethod,
+        confirm: true,
+      },
+    });
+    const [after] = await tx.select().from(invoices).where(eq(invoices.id, invoice.id));
+    return loadInvoice(tx, after!);
+  }, outer);
+}
+
+/**
+ * A status change of one invoice. Voiding or writing off an invoice also ends its dunning
+ * (`next_payment_attempt` null); when the merchant does it (`settles`), a past_due subscription
+ * whose last invoice in dunning this was is active again, in the same transaction.
+ */
+async function transition(
+  ctx: ServiceContext,
+  tx: ChangeTransaction | undefined,
+  id: string,
+  rule: { action: string; from: readonly InvoiceStatus[]; event: EventType; settles: boolean },
+  change: (now: Date) => Partial<typeof invoices.$inferInsert>,
+): Promise<InvoiceWithLines> {
+  return withChangeTransaction(async (tx) => {
+    const invoice = await lockInvoice(tx, ctx.accountId, id);
+    assertStatus(invoice, rule.action, rule.from);
+    const before = await loadInvoice(tx, invoice);
+    const now = ctx.now();
+    const updated = one(await tx
+      .update(invoices)
+      .set({ ...change(now), nextPaymentAttempt: null, updated: now })
+      .where(eq(invoices.id, invoice.id))
+      .returning());
+    const after = { ...before, invoice: updated };
+    await emit(tx, ctx, rule.event, after, before);
+    if (rule.settles) await settleSubscriptionOf(tx, ctx, invoice.id, invoice.subscriptionId);
+    return after;
+  }, tx);
+}
+
+/** Open or uncollectible → void: the invoice was a mistake; amounts are kept as billed. */
+export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
+  return transition(
+    ctx,
+    undefined,
+    input.id,
+    { action: "voided", from: ["open", "uncollectible"], event: "invoice.voided", settles: true },
+    (now) => ({ status: "void", voidedAt: now }),
+  );
+}
+
+/** Open → uncollectible: not expected to be paid; it may still be paid out of band or voided. */
+export async function markInvoiceUncollectible({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
+  return transition(
+    ctx,
+    undefined,
+    input.id,
+    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: true },
+    (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
+  );
+}
+
+/** Dunning's last retry failed: open → uncollectible in the retry's transaction (the subscription is cancelled next, by dunning). */
+export async function markUncollectibleForNonPayment({ ctx, tx, input }: Verb<{ id: string }> & { tx: ChangeTransaction }): Promise<InvoiceWithLines> {
+  return transition(
+    ctx,
+    tx,
+    input.id,
+    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: false },
+    (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
+  );
+}

@@ -1,0 +1,102 @@
+import { and, eq } from "drizzle-orm";
+import { paymentIntents, payments } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import type { EventType } from "@/lib/events/catalogue";
+import { emitEvent } from "@/lib/events/emit";
+import type { ChangeTransaction } from "@/lib/events/transaction";
+import { newId } from "@/lib/ids";
+import { one } from "@/lib/rows";
+import { checkSandboxPaymentMethod, type SandboxPaymentMethod } from "./sandbox";
+import type { PAYMENT_INTENT_STATUSES } from "./schema";
+import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
+
+/* What the payment-intent verbs share (service.ts, confirm.ts): statuses, the method check, the locked read, one transition with its event, one charge. */
+
+export type IntentStatus = (typeof PAYMENT_INTENT_STATUSES)[number];
+export const CONFIRMABLE: readonly IntentStatus[] = ["requires_payment_method", "requires_confirmation", "requires_action", "partially_funded"];
+export const CANCELABLE: readonly IntentStatus[] = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "requires_capture",
+  "partially_funded",
+];
+
+export const missingPaymentMethod = () =>
+  new ServiceError("bad_request", "Missing required field: payment_method.", {
+    errors: [{ field: "payment_method", message: "Required." }],
+  });
+
+export function checkPaymentMethod(ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): SandboxPaymentMethod {
+  const checked = checkSandboxPaymentMethod(ctx.livemode, method);
+  // Partial funding models a transfer that arrives in parts: there is no authorization to capture.
+  if (method === "pm_sandbox_partially_funded" && captureMethod === "manual") {
+    throw validationFailed([{ field: "payment_method", message: "pm_sandbox_partially_funded does not support capture_method manual." }]);
+  }
+  return checked;
+}
+
+export async function lockIntent(tx: ChangeTransaction, accountId: string, id: string): Promise<PaymentIntentRow> {
+  const [row] = await tx
+    .select()
+    .from(paymentIntents)
+    .where(and(eq(paymentIntents.accountId, accountId), eq(paymentIntents.id, id)))
+    .for("update");
+  if (!row) throw notFound("payment intent", id);
+  return row;
+}
+
+/** Writes one transition of the intent and its event (data = after, previous_data = before). */
+export async function transition(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  before: PaymentIntentRow,
+  type: EventType,
+  changes: Partial<Omit<PaymentIntentRow, "id" | "accountId" | "created">>,
+): Promise<PaymentIntentRow> {
+  const after = one(await tx
+    .update(paymentIntents)
+    .set({ ...changes, updated: ctx.now() })
+    .where(eq(paymentIntents.id, before.id))
+    .returning());
+  await emitEvent(tx, ctx, {
+    type,
+    aggregateId: before.id,
+    data: serializePaymentIntent(after, ctx.livemode),
+    previousData: serializePaymentIntent(before, ctx.livemode),
+  });
+  return after;
+}
+
+/** A charge of the intent's method: payment.succeeded or payment.failed. */
+export async function recordPayment(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  intent: PaymentIntentRow,
+  payment: { amountAtom: number; paymentMethod: string; failureMessage?: string },
+): Promise<PaymentRow> {
+  const now = ctx.now();
+  const row = one(await tx
+    .insert(payments)
+    .values({
+      id: newId("payment"),
+      accountId: ctx.accountId,
+      paymentIntentId: intent.id,
+      amountAtom: payment.amountAtom,
+      currency: intent.currency,
+      status: payment.failureMessage ? "failed" : "succeeded",
+      paymentMethod: payment.paymentMethod,
+      failureMessage: payment.failureMessage ?? null,
+      created: now,
+      updated: now,
+    })
+    .returning());
+  await emitEvent(tx, ctx, {
+    type: payment.failureMessage ? "payment.failed" : "payment.succeeded",
+    aggregateId: row.id,
+    data: serializePayment(row, ctx.livemode),
+    previousData: null,
+  });
+  return row;
+}

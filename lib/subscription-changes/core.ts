@@ -1,0 +1,90 @@
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { subscriptionChangeRequests, type ChangeStep } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { notFound, ServiceError, validationFailed, type FieldError } from "@/lib/errors";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { one } from "@/lib/rows";
+import { scheduleOfSubscription } from "@/lib/subscriptions/core";
+import type { SubscriptionRow, SubscriptionWithItems } from "@/lib/subscriptions/serialize";
+import { planStep, plannedItems, type PlannedItem } from "./plan";
+import { prorate } from "./proration";
+import type { ChangeRequestRow } from "./serialize";
+
+/* What the change-request verbs share (service.ts, collect.ts, apply.ts): the locked read, the preview, the recorded error. */
+
+export const table = subscriptionChangeRequests;
+export const ofRequest = (accountId: string, subscriptionId: string, id: string) =>
+  and(eq(table.accountId, accountId), eq(table.subscriptionId, subscriptionId), eq(table.id, id));
+
+export async function loadRequest(executor: Executor, ctx: ServiceContext, subscriptionId: string, id: string): Promise<ChangeRequestRow> {
+  const [row] = await executor.select().from(table).where(ofRequest(ctx.accountId, subscriptionId, id));
+  if (!row) throw notFound("subscription change request", id);
+  return row;
+}
+
+export async function lockRequest(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string, id: string): Promise<ChangeRequestRow> {
+  const [row] = await tx.select().from(table).where(ofRequest(ctx.accountId, subscriptionId, id)).for("update");
+  if (!row) throw notFound("subscription change request", id);
+  return row;
+}
+
+export function assertChangeable(subscription: SubscriptionRow): void {
+  if (subscription.status === "cancelled") {
+    throw new ServiceError("conflict", `Subscription '${subscription.id}' is cancelled; its items can no longer change.`);
+  }
+}
+
+/** Only the period of an active (or past due) subscription is billed; a trial or a pause owes nothing now. */
+export const billed = (subscription: SubscriptionRow) => subscription.status === "active" || subscription.status === "past_due";
+
+/**
+ * The preview of the pending steps on the subscription as it is now, prorated at `at`. Every step
+ * is checked against the items the previous steps leave; the first invalid one throws (422).
+ */
+export async function preview(executor: Executor, ctx: ServiceContext, current: SubscriptionWithItems, steps: readonly ChangeStep[], at: Date) {
+  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
+  const before = await plannedItems(executor, current.items);
+  let items: PlannedItem[] = before;
+  for (const [index, step] of steps.entries()) {
+    if (step.state === "pending") items = (await planStep(context, items, step, index)).items;
+  }
+  const { subscription } = current;
+  const amounts = prorate({
+    before,
+    after: items,
+    periodStart: subscription.currentPeriodStart,
+    periodEnd: subscription.currentPeriodEnd,
+    prorationDate: at,
+    billed: billed(subscription),
+  });
+  if (amounts.nextInvoiceAmountAtom > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field: "steps", message: "The subscription's amount per period would exceed 2^53 - 1 atoms." }]);
+  }
+  // Due now is at most the increase, which is at most the new per-period amount.
+  return { amountDueNowAtom: Number(amounts.amountDueNowAtom), nextInvoiceAmountAtom: Number(amounts.nextInvoiceAmountAtom) };
+}
+
+/** Records why an apply stopped (no event: the change request has none). */
+export async function recordError(ctx: ServiceContext, request: ChangeRequestRow, message: string): Promise<ChangeRequestRow> {
+  return withChangeTransaction(async (tx) => {
+    const locked = await lockRequest(tx, ctx, request.subscriptionId, request.id);
+    const sideEffects = locked.paymentCollectedAt !== null || locked.appliedSteps > 0;
+    const row = one(await tx
+      .update(table)
+      .set({ lastError: message, status: sideEffects && locked.status === "open" ? "partially_applied" : locked.status, updated: ctx.now() })
+      .where(eq(table.id, locked.id))
+      .returning());
+    return row;
+  });
+}
+
+export function noLongerApplies(request: ChangeRequestRow, error: ServiceError): ServiceError {
+  const errors = (error.extras.errors as FieldError[] | undefined) ?? [];
+  const why = errors.length > 0 ? errors.map((e) => `${e.field}: ${e.message}`).join("; ") : error.message;
+  return new ServiceError(
+    "conflict",
+    `Change request '${request.id}' no longer applies to subscription '${request.subscriptionId}': ${why} Nothing was charged or changed; cancel it and create a new one.`,
+    errors.length > 0 ? { errors } : {},
+  );
+}

@@ -1,0 +1,170 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { getDb, type Executor } from "@/db/client";
+import { invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import type { EventType } from "@/lib/events/catalogue";
+import { emitEvent } from "@/lib/events/emit";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { createInvoice } from "@/lib/invoices/service";
+import { one } from "@/lib/rows";
+import type { Interval } from "./period";
+import type { SubscriptionStatus } from "./schema";
+import { serializeSubscription, type SubscriptionItemRow, type SubscriptionRow, type SubscriptionWithItems } from "./serialize";
+
+/*
+ * What the subscription verbs share (lifecycle in service.ts, items.ts, renewal.ts; the change
+ * requests of lib/subscription-changes): the locked read, the price checks, the one locked change
+ * with its event, and the draft invoice of the items.
+ */
+
+type PriceRow = typeof prices.$inferSelect;
+/** What every item of a subscription shares: its prices' currency and recurrence. */
+export type SubscriptionSchedule = { currency: string; interval: Interval; intervalCount: number };
+
+export const ofAccount = (accountId: string, id: string) => and(eq(subscriptions.accountId, accountId), eq(subscriptions.id, id));
+
+export async function itemsOf(executor: Executor, subscriptionId: string): Promise<SubscriptionItemRow[]> {
+  return executor
+    .select()
+    .from(subscriptionItems)
+    .where(and(eq(subscriptionItems.subscriptionId, subscriptionId), isNull(subscriptionItems.deletedAt)))
+    .orderBy(asc(subscriptionItems.created), asc(subscriptionItems.id));
+}
+
+export async function lockSubscription(tx: ChangeTransaction, accountId: string, id: string): Promise<SubscriptionWithItems> {
+  const [subscription] = await tx.select().from(subscriptions).where(ofAccount(accountId, id)).for("update");
+  if (!subscription) throw notFound("subscription", id);
+  return { subscription, items: await itemsOf(tx, id) };
+}
+
+/**
+ * A price a subscription may bill: of the account, not deleted, active, recurring, and on the
+ * subscription's schedule (same currency, interval and interval count). Anything else is a 422
+ * naming the body field, as for an invoice line's price.
+ */
+export async function recurringPrice(executor: Executor, accountId: string, id: string, field: string, schedule: SubscriptionSchedule | null): Promise<PriceRow> {
+  const [price] = await executor
+    .select()
+    .from(prices)
+    .where(and(eq(prices.accountId, accountId), eq(prices.id, id), isNull(prices.deletedAt)));
+  const refuse = (message: string) => validationFailed([{ field, message }], message);
+  if (!price) throw refuse(`No such price: '${id}'.`);
+  if (!price.active) throw refuse(`Price '${price.id}' is archived.`);
+  if (price.type !== "recurring" || !price.recurringInterval || !price.recurringIntervalCount) {
+    throw refuse(`Price '${price.id}' is one_time; a subscription needs recurring prices.`);
+  }
+  if (schedule) {
+    if (price.currency !== schedule.currency) {
+      throw refuse(`Price '${price.id}' is in ${price.currency}; the subscription is in ${schedule.currency}.`);
+    }
+    if (price.recurringInterval !== schedule.interval || price.recurringIntervalCount !== schedule.intervalCount) {
+      throw refuse(
+        `Price '${price.id}' bills every ${price.recurringIntervalCount} ${price.recurringInterval}; the subscription bills every ${schedule.intervalCount} ${schedule.interval}.`,
+      );
+    }
+  }
+  return price;
+}
+
+export const scheduleOf = (price: PriceRow): SubscriptionSchedule => ({
+  currency: price.currency,
+  // recurringPrice checked both are set.
+  interval: price.recurringInterval!,
+  intervalCount: price.recurringIntervalCount!,
+});
+
+/**
+ * The subscription's schedule, from its first item's price (all items share it). Prices are never
+ * changed in their schedule, so an archived or deleted one still tells it.
+ */
+export async function scheduleOfSubscription(executor: Executor, items: SubscriptionItemRow[]): Promise<SubscriptionSchedule> {
+  const [price] = await executor.select().from(prices).where(eq(prices.id, items[0]!.priceId));
+  return scheduleOf(price!);
+}
+
+export async function emit(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  type: EventType,
+  after: SubscriptionWithItems,
+  before: SubscriptionWithItems | null,
+): Promise<void> {
+  await emitEvent(tx, ctx, {
+    type,
+    aggregateId: after.subscription.id,
+    data: serializeSubscription(after, ctx.livemode),
+    previousData: before ? serializeSubscription(before, ctx.livemode) : null,
+  });
+}
+
+/**
+ * The invoice lines of the items. An item whose price was archived or deleted since keeps billing
+ * what the customer agreed to, as a custom line naming the price (invoice lines accept only active
+ * prices).
+ */
+export async function renewalLines(executor: Executor, items: SubscriptionItemRow[]) {
+  const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
+  return items.map((item) => {
+    const price = rows.find((row) => row.id === item.priceId)!;
+    return price.active && price.deletedAt === null
+      ? { price: price.id, quantity: item.quantity }
+      : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity };
+  });
+}
+
+/**
+ * A draft invoice of the items, through the invoices service: in its own transaction (creation),
+ * or in the caller's `tx`, then carrying the subscription and the id `invoice.upcoming` reserved.
+ */
+export async function draftInvoice(
+  ctx: ServiceContext,
+  subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">,
+  items: SubscriptionItemRow[],
+  within?: { tx: ChangeTransaction; id: string | null },
+) {
+  const lines = await renewalLines(within?.tx ?? (await getDb()), items);
+  const input = { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines };
+  if (!within) return createInvoice({ ctx, input });
+  return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id } });
+}
+
+/** Links a draft the subscription produced to it (lib/invoices creates invoices without subscription). */
+export async function linkInvoice(tx: ChangeTransaction, invoiceId: string, subscriptionId: string): Promise<void> {
+  await tx.update(invoices).set({ subscriptionId }).where(and(eq(invoices.id, invoiceId), eq(invoices.status, "draft")));
+}
+
+export function assertStatus(subscription: SubscriptionRow, action: string, allowed: readonly SubscriptionStatus[]): void {
+  if (!allowed.includes(subscription.status)) {
+    throw new ServiceError(
+      "conflict",
+      `Subscription '${subscription.id}' is ${subscription.status}; only ${allowed.join(" or ")} subscriptions can be ${action}.`,
+    );
+  }
+}
+
+export const LIVE: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused"];
+
+/**
+ * One locked change: `change` writes and returns nothing, or returns false when nothing changed
+ * (no event then). The state after is read back, so the event records exactly what is stored.
+ */
+export async function change(
+  ctx: ServiceContext,
+  id: string,
+  type: EventType,
+  apply: (tx: ChangeTransaction, before: SubscriptionWithItems, now: Date) => Promise<boolean>,
+): Promise<SubscriptionWithItems> {
+  return withChangeTransaction(async (tx) => {
+    const before = await lockSubscription(tx, ctx.accountId, id);
+    const now = ctx.now();
+    if (!(await apply(tx, before, now))) return before;
+    const subscription = one(await tx.update(subscriptions).set({ updated: now }).where(eq(subscriptions.id, id)).returning());
+    const after = { subscription: subscription, items: await itemsOf(tx, id) };
+    await emit(tx, ctx, type, after, before);
+    return after;
+  });
+}
+
+export const setFields = (tx: ChangeTransaction, id: string, fields: Partial<typeof subscriptions.$inferInsert>) =>
+  tx.update(subscriptions).set(fields).where(eq(subscriptions.id, id));

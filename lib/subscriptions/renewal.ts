@@ -1,0 +1,89 @@
+import { eq } from "drizzle-orm";
+import { customers, invoices, subscriptions } from "@/db/schema";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { notFound, ServiceError } from "@/lib/errors";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { loadInvoice } from "@/lib/invoices/core";
+import { finalizeInvoice } from "@/lib/invoices/service";
+import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { stopDunning } from "./collection-status";
+import { assertStatus, draftInvoice, emit, itemsOf, LIVE, ofAccount, scheduleOfSubscription, setFields } from "./core";
+import { collectRenewalInvoice, lockDunningInvoices } from "./dunning";
+import { nextPeriodEnd } from "./period";
+import type { SubscriptionRow, SubscriptionWithItems } from "./serialize";
+
+export type Renewal = { subscription: SubscriptionWithItems; invoice: InvoiceWithLines | null };
+
+/**
+ * Ends the current period at or after `now` (the clock calls it through lib/subscriptions/
+ * transitions.ts; tests may call it directly). Trialing, active and past_due subscriptions start the
+ * next period (a trial ends: → active) with an invoice of the items, finalized and, with a
+ * `default_payment_method`, collected (lib/subscriptions/dunning.ts); paused ones start it without
+ * an invoice (nothing is billed while paused); one set to cancel at period end — or whose customer
+ * was deleted — is cancelled at the period end instead. One period per call; cancelled or not yet
+ * due: 409.
+ */
+export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: Date }>): Promise<Renewal> {
+  return (await renewOnePeriod(ctx, input.id, input.now, { skipLocked: false }))!;
+}
+
+/**
+ * The renewal in one transaction, with the subscription locked: the draft (`invoice.created`, on
+ * the id `invoice.upcoming` reserved), the period advance (`customer.subscription.updated`), the
+ * finalization (`invoice.finalized`), and the automatic collection with its outcome. Everything
+ * commits together, or nothing does and the renewal stays due. With `skipLocked` (the clock's
+ * runners) a subscription another runner holds, or that is no longer due, answers null instead.
+ */
+export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date, options: { skipLocked: boolean }): Promise<Renewal | null> {
+  return withChangeTransaction(async (tx) => {
+    const [locked] = await tx
+      .select()
+      .from(subscriptions)
+      .where(ofAccount(ctx.accountId, id))
+      .for("update", options.skipLocked ? { skipLocked: true } : {});
+    if (options.skipLocked && (!locked || locked.status === "cancelled" || locked.currentPeriodEnd.getTime() > now.getTime())) return null;
+    if (!locked) throw notFound("subscription", id);
+    assertStatus(locked, "renewed", LIVE);
+    if (now.getTime() < locked.currentPeriodEnd.getTime()) {
+      throw new ServiceError("conflict", `Subscription '${locked.id}' is not due: its period ends at ${locked.currentPeriodEnd.toISOString()}.`);
+    }
+    const before = { subscription: locked, items: await itemsOf(tx, locked.id) };
+    const at = ctx.now();
+    const [customer] = await tx.select({ deletedAt: customers.deletedAt }).from(customers).where(eq(customers.id, locked.customerId));
+    if (locked.cancelAtPeriodEnd || customer?.deletedAt) {
+      await lockDunningInvoices(tx, ctx, locked.id);
+      await stopDunning(tx, ctx, locked.id);
+      await setFields(tx, locked.id, { status: "cancelled", cancelledAt: locked.currentPeriodEnd, cancelAtPeriodEnd: false, upcomingInvoiceId: null, updated: at });
+      const after = { subscription: (await reread(tx, locked.id))!, items: before.items };
+      await emit(tx, ctx, "customer.subscription.cancelled", after, before);
+      return { subscription: after, invoice: null };
+    }
+    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId });
+    const schedule = await scheduleOfSubscription(tx, before.items);
+    // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
+    const anchor = locked.trialEnd ?? locked.created;
+    await setFields(tx, locked.id, {
+      status: locked.status === "trialing" ? "active" : locked.status,
+      currentPeriodStart: locked.currentPeriodEnd,
+      currentPeriodEnd: nextPeriodEnd(anchor, locked.currentPeriodEnd, schedule.interval, schedule.intervalCount),
+      ...(draft ? { latestInvoiceId: draft.invoice.id } : {}),
+      // The reserved id is used now, or (paused: nothing billed) never: the next period announces anew.
+      upcomingInvoiceId: null,
+      updated: at,
+    });
+    const renewed = { subscription: (await reread(tx, locked.id))!, items: before.items };
+    await emit(tx, ctx, "customer.subscription.updated", renewed, before);
+    if (!draft) return { subscription: renewed, invoice: null };
+    const invoice = await finalizeInvoice({ ctx, tx, input: { id: draft.invoice.id } });
+    if (invoice.invoice.status === "open") await collectRenewalInvoice(tx, ctx, invoice.invoice, renewed.subscription);
+    return {
+      subscription: { subscription: (await reread(tx, locked.id))!, items: before.items },
+      invoice: await loadInvoice(tx, (await tx.select().from(invoices).where(eq(invoices.id, draft.invoice.id)))[0]!),
+    };
+  });
+}
+
+async function reread(tx: ChangeTransaction, id: string): Promise<SubscriptionRow | undefined> {
+  const [row] = await tx.select().from(subscriptions).where(eq(subscriptions.id, id));
+  return row;
+}

@@ -1,0 +1,83 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
+import { api } from "../helpers/api";
+import { createFreshDatabase } from "../helpers/database";
+import { Receiver } from "../helpers/receiver";
+import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { CLOCK_TEST_ENV } from "../setup/api-server";
+
+const run = promisify(execFile);
+
+/**
+ * `BACKGROUND_WORK=off`: an instance that serves the API only, beside a worker instance on the same
+ * database (README, "Production"). Its own fresh database and processes (the global app is not
+ * involved).
+ */
+let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let apiOnly: RunningApp;
+let worker: RunningApp | undefined;
+let seed: { account_id: string; secret_token: string };
+
+beforeAll(async () => {
+  database = await createFreshDatabase("background_work");
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--json"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, DATABASE_URL: database.url },
+  });
+  seed = JSON.parse(stdout);
+  apiOnly = await startApp({ DATABASE_URL: database.url, BACKGROUND_WORK: "off", ...CLOCK_TEST_ENV });
+}, 120_000);
+
+afterAll(async () => {
+  await apiOnly?.stop();
+  await worker?.stop();
+  await database?.drop();
+}, 60_000);
+
+async function deliveryStatuses(endpointId: string): Promise<string[]> {
+  const postgres = (await import("postgres")).default;
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ status: string }[]>`select status::text from event_deliveries where webhook_endpoint_id = ${endpointId}`;
+    return rows.map((row) => row.status);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+describe("BACKGROUND_WORK=off", () => {
+  it("is refused without DATABASE_URL (nobody else could deliver the embedded database's webhooks)", () => {
+    expect(() => loadConfig({ BACKGROUND_WORK: "off" })).toThrow(/BACKGROUND_WORK=off needs DATABASE_URL/);
+    expect(loadConfig({}).backgroundWork).toBe(true);
+    expect(loadConfig({ BACKGROUND_WORK: "off", DATABASE_URL: "postgres://u@h/app" }).backgroundWork).toBe(false);
+  });
+
+  it("records deliveries in the change's transaction without sending them; a worker instance delivers them", async () => {
+    expect(apiOnly.output()).toMatch(/BACKGROUND_WORK=off/);
+    const receiver = await Receiver.start();
+    try {
+      const client = api(seed.secret_token, `${apiOnly.baseUrl}/api`);
+      const endpoint = await client.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+      expect(endpoint.status).toBe(201);
+      receiver.useSecret(endpoint.body.secret);
+      for (let i = 0; i < 10; i++) expect((await client.post("/customers", { email: `before-${i}@example.com` })).status).toBe(201);
+      // Recorded with the change, and still pending: this instance runs no driver. (Two of the
+      // driver's 1 s polls would have sent them by now.)
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(await deliveryStatuses(endpoint.body.id)).toEqual(Array(10).fill("pending"));
+      expect(receiver.requests).toHaveLength(0);
+
+      // A worker on the same database delivers them, and those created afterwards through the
+      // API-only instance too.
+      worker = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV });
+      for (let i = 0; i < 10; i++) expect((await client.post("/customers", { email: `after-${i}@example.com` })).status).toBe(201);
+      const requests = await receiver.waitFor((r) => new Set(r.map((q) => q.headers["x-webhook-delivery-id"])).size >= 20, 30_000);
+      expect(requests.every((request) => request.signatureValid)).toBe(true);
+      expect(await deliveryStatuses(endpoint.body.id)).toEqual(Array(20).fill("delivered"));
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+});
