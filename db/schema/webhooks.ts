@@ -1,8 +1,11 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, customType, index, integer, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { events } from "./events";
+
+/** A 64-bit transaction id (`xid8`), as `pg_current_xact_id()` returns it; read as text. */
+const transactionId = customType<{ data: string; driverData: string }>({ dataType: () => "xid8" });
 
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
@@ -34,6 +37,12 @@ export const webhookEndpoints = pgTable(
      * instances.
      */
     rateNextAt: time("rate_next_at"),
+    /**
+     * The transaction of the last claim that took deliveries of this endpoint. A claim whose
+     * snapshot predates it skips the endpoint this round: its count of attempts in flight would
+     * miss that claim's (lib/webhooks/claim.ts).
+     */
+    lastClaimXact: transactionId("last_claim_xact"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),

@@ -30,27 +30,40 @@ type ClaimedRow = {
   previous_secret_expires_at: string | Date | null;
 };
 
+export type ClaimResult = {
+  claimed: ClaimedDelivery[];
+  /** When the earliest endpoint held back only by its rate gets its next slot. */
+  wakeAt: Date | null;
+  /** Endpoints with due work that another instance's claim held locked. */
+  skipped: number;
+  /** Endpoints whose slots were all taken (perhaps by another instance, whose completions do not wake this one). */
+  full: number;
+  /** Endpoints another instance claimed for after this statement's snapshot: counted afresh next time. */
+  raced: number;
+};
+
 /**
  * Claims up to `room` due deliveries in one statement, fairly:
  * - endpoints with due work are found by a skip scan of (endpoint, due_at), so a backlog of one
  *   endpoint costs one index probe, not a scan of its rows;
  * - each endpoint's row is locked (SKIP LOCKED: another instance claiming for it is skipped this
- *   round), so its cap and rate hold across instances;
+ *   round), so its cap and rate hold across instances. The lock alone is not enough for the cap:
+ *   a claim that committed after this statement's snapshot but before the lock is invisible to
+ *   the count of attempts in flight. Every claim stamps the endpoint row with its transaction
+ *   (`last_claim_xact`); the lock returns the row's newest version, so a stamp this snapshot does
+ *   not see means "raced": the endpoint is left for the next claim, which counts afresh;
  * - an endpoint gets at most `perEndpoint` minus its attempts in flight (live leases, counted in
  *   the database: every instance's), and with `max_deliveries_per_second` only the slots its rate
  *   allows since `rate_next_at` (a burst of a tenth of a second's worth, at least one);
  * - endpoints are taken in turns: each account's first endpoint before any account's second, then
  *   by their oldest due row; the claimed rows interleave endpoints (round robin) under `room`.
- * `skipped`: endpoints with due work that another instance's claim held locked; `full`: those
- * whose slots were all taken (perhaps by another instance, whose completions do not wake this one).
- * `wakeAt`: when the earliest endpoint that was held back only by its rate gets its next slot.
  * Claimed rows become `delivering` with `attempt_count + 1` and a lease until `leaseUntil`: a
  * process that dies mid-attempt leaves them due again when the lease expires.
  */
 export async function claimDue(
   db: Executor,
   options: { now: Date; leaseUntil: Date; room: number; perEndpoint: number },
-): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number; full: number }> {
+): Promise<ClaimResult> {
   const now = sql`${options.now.toISOString()}::timestamptz`;
   const lease = sql`${options.leaseUntil.toISOString()}::timestamptz`;
   const room = sql`${options.room}::int`;
@@ -72,13 +85,14 @@ export async function claimDue(
       from eps where eps.id is not null
     ),
     ep as (
-      select e.id, e.account_id, e.max_deliveries_per_second, e.rate_next_at
+      select e.id, e.account_id, e.max_deliveries_per_second, e.rate_next_at,
+        e.last_claim_xact is null or pg_visible_in_snapshot(e.last_claim_xact, pg_current_snapshot()) as settled
       from webhook_endpoints e
       where e.id in (select id from eps where id is not null) and e.enabled and e.deleted_at is null
       for no key update of e skip locked
     ),
     counted as (
-      select ep.id, ep.account_id,
+      select ep.id, ep.account_id, ep.settled,
         (select min(d.due_at) from event_deliveries d where d.webhook_endpoint_id = ep.id and d.due_at <= ${now}) as oldest,
         ${cap} - (select count(*)::int from event_deliveries d
             where d.webhook_endpoint_id = ep.id and d.status = 'delivering' and d.due_at > ${now}) as free,
@@ -88,7 +102,7 @@ export async function claimDue(
       from ep
     ),
     budget as (
-      select counted.*, least(counted.free, counted.allowed) as k from counted
+      select counted.*, case when counted.settled then least(counted.free, counted.allowed) else 0 end as k from counted
     ),
     chosen as (
       select b.id, b.k, b.oldest, row_number() over (partition by b.account_id order by b.oldest, b.id) as account_turn
@@ -115,13 +129,15 @@ export async function claimDue(
     ),
     paced as (
       update webhook_endpoints e
-      set rate_next_at = ${paceStart(eRate, sql`e.rate_next_at`)} + (n.claimed / ${eRate}::float8) * interval '1 second'
+      set last_claim_xact = pg_current_xact_id(),
+        rate_next_at = case when ${eRate} is null then e.rate_next_at
+          else ${paceStart(eRate, sql`e.rate_next_at`)} + (n.claimed / ${eRate}::float8) * interval '1 second' end
       from (select webhook_endpoint_id, count(*) as claimed from claimed group by 1) n
-      where e.id = n.webhook_endpoint_id and ${eRate} is not null
+      where e.id = n.webhook_endpoint_id
     )
     select c.id, c.webhook_endpoint_id, c.event_id, c.account_id, c.attempt_count, e.url, e.secret_ciphertext,
       e.previous_secret_ciphertext, e.previous_secret_expires_at,
-      null::timestamptz as wake_at, null::int as skipped, null::int as full_endpoints
+      null::timestamptz as wake_at, null::int as skipped, null::int as full_endpoints, null::int as raced
     from claimed c join webhook_endpoints e on e.id = c.webhook_endpoint_id
     union all
     -- One more row (id null) about what was left: when the earliest endpoint held back only by
@@ -131,16 +147,20 @@ export async function claimDue(
       (select count(*)::int from webhook_endpoints e
         where e.id in (select id from eps where id is not null) and e.enabled and e.deleted_at is null)
         - (select count(*)::int from ep),
-      (select count(*)::int from budget b where b.free <= 0)
-    from budget b where b.free > 0 and b.allowed <= 0
+      (select count(*)::int from budget b where b.settled and b.free <= 0),
+      (select count(*)::int from budget b where not b.settled)
+    from budget b where b.settled and b.free > 0 and b.allowed <= 0
   `);
-  const all = rowsOf<ClaimedRow & { wake_at: string | Date | null; skipped: number | null; full_endpoints: number | null }>(result);
+  const all = rowsOf<
+    ClaimedRow & { wake_at: string | Date | null; skipped: number | null; full_endpoints: number | null; raced: number | null }
+  >(result);
   const wake = all.find((row) => row.id === null);
   const wakeAt = wake?.wake_at ? new Date(wake.wake_at) : null;
   const skipped = Number(wake?.skipped ?? 0);
   const full = Number(wake?.full_endpoints ?? 0);
+  const raced = Number(wake?.raced ?? 0);
   const rows = all.filter((row) => row.id !== null);
-  if (rows.length === 0) return { claimed: [], wakeAt, skipped, full };
+  if (rows.length === 0) return { claimed: [], wakeAt, skipped, full, raced };
 
   // One query for the batch's events (several deliveries often share one: fan-out).
   const eventIds = [...new Set(rows.map((row) => row.event_id))];
@@ -169,7 +189,7 @@ export async function claimDue(
       livemode: event.livemode,
     };
   });
-  return { claimed, wakeAt, skipped, full };
+  return { claimed, wakeAt, skipped, full, raced };
 }
 
 /**

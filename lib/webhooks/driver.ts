@@ -2,7 +2,7 @@ import { log, safeError } from "@/lib/log";
 import { config } from "@/lib/config";
 import { Poller } from "@/lib/jobs/poller";
 import { classify, leaseMs, sendAttempt } from "./attempt";
-import { claimDue, failUndeliverable, type ClaimedDelivery } from "./claim";
+import { claimDue, failUndeliverable, type ClaimedDelivery, type ClaimResult } from "./claim";
 import { deliveryPool } from "./pool";
 import { emptyPass, type DuePass } from "./deliver-due";
 import { recordAttempts, type AttemptRecord } from "./record";
@@ -34,9 +34,7 @@ const SKIPPED_RETRY_MS = 50;
  */
 const CLAIM_GAP_MS = 10;
 
-async function claimBatch(
-  room: number,
-): Promise<{ claimed: ClaimedDelivery[]; wakeAt: Date | null; skipped: number; full: number }> {
+async function claimBatch(room: number): Promise<ClaimResult> {
   const { db } = await deliveryPool();
   const now = new Date();
   return claimDue(db, {
@@ -122,8 +120,10 @@ export class DeliveryDriver {
       return;
     }
     this.lastClaimAt = Date.now();
-    const { claimed, wakeAt, skipped, full } = await claimBatch(room);
+    const { claimed, wakeAt, skipped, full, raced } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
+    // Another instance claimed for an endpoint as this claim ran: the next claim counts afresh.
+    if (raced > 0) this.wakeAt(new Date(Date.now() + CLAIM_GAP_MS));
     // Endpoints another instance held (locked, or all their slots taken) may have work for this
     // one soon. A process with attempts in flight looks again when they finish; an idle one
     // would not be woken by another instance's completions, so it looks again shortly.
@@ -186,9 +186,10 @@ export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?
   const pass = emptyPass();
   await failUndeliverable((await deliveryPool()).db, new Date());
   while (Date.now() < stopAt) {
-    const { claimed, wakeAt, skipped } = await claimBatch(room);
+    const { claimed, wakeAt, skipped, raced } = await claimBatch(room);
     pass.skipped = Math.max(pass.skipped, skipped);
     if (claimed.length === 0) {
+      if (raced > 0) continue;
       // Only endpoints held back by their rate: wait for the next slot if the deadline allows.
       if (!wakeAt || wakeAt.getTime() >= stopAt) break;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt.getTime() - Date.now())));
