@@ -13,6 +13,9 @@
  *  4. isolation: account A's endpoint hangs (30 s deadline) with --slow-backlog due deliveries;
  *     account B writes 20 customers/s for 15 s; B's event→receiver p50/p99;
  *  5. two instances: the same backlog as 2, drained by two apps on one database; duplicates.
+ *  6. slow receivers: 8000 deliveries over 40 endpoints answering after 200 ms, drained by one app
+ *     then by two (each process keeps at most WEBHOOK_MAX_IN_FLIGHT attempts open, so here a
+ *     second instance adds capacity instead of sharing the machine's two cores).
  * Needs the tests' PostgreSQL (TEST_ADMIN_DATABASE_URL) and openssl. Run from the project root.
  */
 import "./limits";
@@ -195,32 +198,41 @@ async function committedTransactions(env: Env): Promise<number> {
   return Number(row!.n);
 }
 
-async function drainRate(receiver: Receiver, env: Env, apps: number): Promise<DrainFigures> {
+/** A drain: `backlog` due deliveries over `endpoints` endpoints whose path is `/webhooks/<path>-…`. */
+type Drain = { path: string; endpoints: number; backlog: number };
+const FAST_DRAIN: Drain = { path: "drain", endpoints: FAN_OUT, backlog: BACKLOG };
+/** Receivers answering after 200 ms: one process's 256 attempts in flight bound its rate, not the CPU. */
+const SLOW_REPLY_MS = 200;
+const SLOW_DRAIN: Drain = { path: "slow-drain", endpoints: 40, backlog: 8_000 };
+
+async function drainRate(receiver: Receiver, env: Env, apps: number, drain: Drain = FAST_DRAIN): Promise<DrainFigures> {
   const running: RunningApp[] = [];
   try {
     for (let i = 0; i < apps; i++) running.push(await startApp({ DATABASE_URL: env.url }));
     const post = client(running[0]!.baseUrl, env.seed.secret_token);
-    const urls = Array.from({ length: FAN_OUT }, (_, i) => `${receiver.url}/drain-${apps}-${i}`);
+    const prefix = `${drain.path}-${apps}-`;
+    const urls = Array.from({ length: drain.endpoints }, (_, i) => `${receiver.url}/${prefix}${i}`);
     const ids = await endpoints(post, env.seed.account_id, urls);
     await post("/customers", { email: "bench@example.com" });
-    const mine = () => receiver.requests.filter((request) => request.path.startsWith(`/webhooks/drain-${apps}-`));
-    await until(() => mine().length >= FAN_OUT, 30_000);
+    const mine = () => receiver.requests.filter((request) => request.path.startsWith(`/webhooks/${prefix}`));
+    await until(() => mine().length >= drain.endpoints, 30_000);
     const before = mine().length;
     const started = performance.now();
     const appCpu = () => running.reduce((sum, app) => sum + cpuMs(app.pid), 0);
     const transactionsBefore = await committedTransactions(env);
     const [appBefore, databaseBefore, receiverBefore] = [appCpu(), await databaseCpuMs(env), receiverCpuMs()];
-    await insertBacklog(env, env.seed.account_id, ids, BACKLOG);
-    const finished = await until(() => countArrivals(mine()).distinct >= before + BACKLOG, 300_000);
+    await insertBacklog(env, env.seed.account_id, ids, drain.backlog);
+    const finished = await until(() => countArrivals(mine()).distinct >= before + drain.backlog, 300_000);
     const [appAfter, databaseAfter, receiverAfter] = [appCpu(), await databaseCpuMs(env), receiverCpuMs()];
     let database = 0;
     for (const [pid, ms] of databaseAfter) database += ms - (databaseBefore.get(pid) ?? 0);
     const transactions = (await committedTransactions(env)) - transactionsBefore;
+    const per = (total: number) => total / drain.backlog;
     return {
-      transactionsPerDelivery: transactions / BACKLOG,
-      rate: BACKLOG / ((finished - started) / 1000),
+      transactionsPerDelivery: per(transactions),
+      rate: drain.backlog / ((finished - started) / 1000),
       duplicates: countArrivals(mine()).duplicates,
-      cpuPerDelivery: { app: (appAfter - appBefore) / BACKLOG, database: database / BACKLOG, receiver: (receiverAfter - receiverBefore) / BACKLOG },
+      cpuPerDelivery: { app: per(appAfter - appBefore), database: per(database), receiver: per(receiverAfter - receiverBefore) },
     };
   } finally {
     await Promise.all(running.map((app) => app.stop()));
@@ -251,7 +263,11 @@ async function main(): Promise<void> {
   });
   console.log(`Webhook delivery benchmark, ${new Date().toISOString()}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   const receiver = await Receiver.start();
-  receiver.respond((request) => (request.path.includes("/hang") ? "hang" : { status: 200, body: "ok" }));
+  receiver.respond((request) =>
+    request.path.includes("/hang")
+      ? "hang"
+      : { status: 200, body: "ok", delayMs: request.path.includes("/slow-drain") ? SLOW_REPLY_MS : undefined },
+  );
 
   const raw = await rawRate(receiver);
   console.log(`1. raw signed POSTs from one process (64 at once, ${RAW_SECONDS} s): ${f0(raw)}/s`);
@@ -362,6 +378,24 @@ async function main(): Promise<void> {
     } finally {
       await env.drop();
     }
+  }
+
+  if (runs(6)) {
+    const rates: number[] = [];
+    for (const apps of [1, 2]) {
+      env = await freshEnvironment(`slow${apps}`);
+      try {
+        const figures = await drainRate(receiver, env, apps, SLOW_DRAIN);
+        rates.push(figures.rate);
+        console.log(
+          `6. ${apps === 1 ? "one process drains" : "two processes drain"} ${SLOW_DRAIN.backlog} deliveries over ${SLOW_DRAIN.endpoints} endpoints ` +
+            `answering after ${SLOW_REPLY_MS} ms: ${f0(figures.rate)}/s, duplicates ${figures.duplicates}, ${cpuText(figures)}`,
+        );
+      } finally {
+        await env.drop();
+      }
+    }
+    console.log(`6. two ÷ one with slow receivers: ${(rates[1]! / rates[0]!).toFixed(2)}`);
   }
 
   await receiver.close();

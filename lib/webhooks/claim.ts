@@ -76,12 +76,14 @@ export async function claimDue(
   const eRate = sql`e.max_deliveries_per_second`;
 
   const result = await db.execute(sql`
+    -- Ordered by (endpoint, due_at) so that only event_deliveries_endpoint_due_idx serves the skip
+    -- scan: an index on the endpoint alone would walk past every delivered row to find a due one.
     with recursive eps(id) as (
       (select d.webhook_endpoint_id from event_deliveries d
-        where d.due_at <= ${now} order by d.webhook_endpoint_id limit 1)
+        where d.due_at <= ${now} order by d.webhook_endpoint_id, d.due_at limit 1)
       union all
       select (select d.webhook_endpoint_id from event_deliveries d
-        where d.due_at <= ${now} and d.webhook_endpoint_id > eps.id order by d.webhook_endpoint_id limit 1)
+        where d.due_at <= ${now} and d.webhook_endpoint_id > eps.id order by d.webhook_endpoint_id, d.due_at limit 1)
       from eps where eps.id is not null
     ),
     ep as (
@@ -95,7 +97,9 @@ export async function claimDue(
       select ep.id, ep.account_id, ep.settled,
         (select min(d.due_at) from event_deliveries d where d.webhook_endpoint_id = ep.id and d.due_at <= ${now}) as oldest,
         ${cap} - (select count(*)::int from event_deliveries d
-            where d.webhook_endpoint_id = ep.id and d.status = 'delivering' and d.due_at > ${now}) as free,
+            -- "is true" keeps the lease test out of the index condition: the endpoint's leased rows
+            -- (event_deliveries_delivering_idx, at most its cap) are counted, not every lease due later.
+            where d.webhook_endpoint_id = ep.id and d.status = 'delivering' and (d.due_at > ${now}) is true) as free,
         case when ${epRate} is null then ${cap}
           else floor(extract(epoch from (${now} - ${paceStart(epRate, sql`ep.rate_next_at`)})) * ${epRate} + 0.000001)::int end as allowed,
         ep.rate_next_at + (1 / ${epRate}::float8) * interval '1 second' as next_slot
@@ -115,7 +119,7 @@ export async function claimDue(
       from chosen c cross join lateral (
         select d.id, d.due_at from event_deliveries d
         where d.webhook_endpoint_id = c.id and d.due_at <= ${now}
-        order by d.due_at, d.id limit c.k
+        order by d.due_at limit c.k
         for update of d skip locked
       ) l
     ),
@@ -124,7 +128,8 @@ export async function claimDue(
       update event_deliveries d
       set status = 'delivering', attempt_count = d.attempt_count + 1, last_attempt_at = ${now},
         next_retry_at = null, due_at = ${lease}, updated = ${now}
-      from take where d.id = take.id
+      -- An array of ids, not a join: the planner cannot mistake a small batch for a table scan.
+      where d.id = any (array(select id from take))
       returning d.id, d.webhook_endpoint_id, d.event_id, d.account_id, d.attempt_count
     ),
     paced as (
@@ -169,7 +174,7 @@ export async function claimDue(
     .from(events)
     .innerJoin(accounts, eq(accounts.id, events.accountId))
     // One statement text whatever the count (prepared once), unlike an IN list of n parameters.
-    .where(sql`${events.id} in (select jsonb_array_elements_text(${JSON.stringify(eventIds)}::jsonb))`);
+    .where(sql`${events.id} = any (array(select jsonb_array_elements_text(${JSON.stringify(eventIds)}::jsonb)))`);
   const byId = new Map(found.map((row) => [row.event.id, row]));
   const claimed = rows.map((row) => {
     const event = byId.get(row.event_id)!;
