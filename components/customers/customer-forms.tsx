@@ -3,33 +3,28 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ApiForm } from "@/components/objects/api-form";
-import { Button, Card } from "@/components/ui";
+import { Button, Card, CreatePanel } from "@/components/ui";
 import { customerHref, customerQueryKeys } from "./format";
 import type { Customer } from "./types";
 
 /** "New customer" above the list: email and name, then to the new customer's page. */
 export function CreateCustomer({ accountId }: { accountId: string }) {
   const router = useRouter();
-  const [open, setOpen] = useState(false);
-  if (!open) return <Button onClick={() => setOpen(true)}>New customer</Button>;
   return (
-    // Its own row under the page title (the header wraps), not squeezed beside it.
-    <div className="w-full">
-      <Card title="New customer" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
-        <ApiForm
-          label="New customer"
-          submitLabel="Create customer"
-          path={`/${accountId}/customers`}
-          invalidate={[customerQueryKeys.customers(accountId)]}
-          onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
-          fields={[
-            { name: "email", label: "Email", kind: "email", required: true },
-            { name: "name", label: "Name (optional)" },
-          ]}
-          toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
-        />
-      </Card>
-    </div>
+    <CreatePanel title="New customer">
+      <ApiForm
+        label="New customer"
+        submitLabel="Create customer"
+        path={`/${accountId}/customers`}
+        invalidate={[customerQueryKeys.customers(accountId)]}
+        onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
+        fields={[
+          { name: "email", label: "Email", kind: "email", required: true },
+          { name: "name", label: "Name (optional)" },
+        ]}
+        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
+      />
+    </CreatePanel>
   );
 }
 

@@ -1,10 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { ApiForm, toAtoms } from "@/components/objects/api-form";
 import { toInteger, useCustomerOptions, usePriceOptions } from "@/components/objects/pickers";
-import { Button, Card, ErrorBox, Loading } from "@/components/ui";
+import { CreatePanel, ErrorBox, Loading } from "@/components/ui";
 import { invoiceHref, invoiceQueryKeys } from "./format";
 
 /**
@@ -13,15 +12,10 @@ import { invoiceHref, invoiceQueryKeys } from "./format";
  * servers call. More lines, finalizing and paying happen on the invoice's page and the API.
  */
 export function CreateInvoice({ accountId, customer, open: openAtFirst = false }: { accountId: string; customer?: string; open?: boolean }) {
-  const [open, setOpen] = useState(openAtFirst);
-  if (!open) return <Button onClick={() => setOpen(true)}>New invoice</Button>;
   return (
-    // Its own row under the page title (the header wraps), not squeezed beside it.
-    <div className="w-full">
-      <Card title="New invoice" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
-        <InvoiceForm accountId={accountId} customer={customer} />
-      </Card>
-    </div>
+    <CreatePanel title="New invoice" open={openAtFirst}>
+      <InvoiceForm accountId={accountId} customer={customer} />
+    </CreatePanel>
   );
 }
 

@@ -1,10 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
 import { ApiForm } from "@/components/objects/api-form";
 import { toInteger, useCustomerOptions, usePriceOptions } from "@/components/objects/pickers";
-import { Button, Card, ErrorBox, Loading } from "@/components/ui";
+import { CreatePanel, ErrorBox, Loading } from "@/components/ui";
 import { subscriptionHref, subscriptionQueryKeys } from "./format";
 
 /**
@@ -12,15 +11,10 @@ import { subscriptionHref, subscriptionQueryKeys } from "./format";
  * trial, sent to the same `POST /subscriptions` merchants' servers call.
  */
 export function CreateSubscription({ accountId, customer, open: openAtFirst = false }: { accountId: string; customer?: string; open?: boolean }) {
-  const [open, setOpen] = useState(openAtFirst);
-  if (!open) return <Button onClick={() => setOpen(true)}>New subscription</Button>;
   return (
-    // Its own row under the page title (the header wraps), not squeezed beside it.
-    <div className="w-full">
-      <Card title="New subscription" actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
-        <SubscriptionForm accountId={accountId} customer={customer} />
-      </Card>
-    </div>
+    <CreatePanel title="New subscription" open={openAtFirst}>
+      <SubscriptionForm accountId={accountId} customer={customer} />
+    </CreatePanel>
   );
 }
 

@@ -38,6 +38,22 @@ export function Card({ title, actions, children }: { title?: ReactNode; actions?
   );
 }
 
+/**
+ * A "New …" button above a list that opens its form in a card of the same title, with Close: on its
+ * own row under the page title (the header wraps), not squeezed beside it.
+ */
+export function CreatePanel({ title, open: openAtFirst = false, children }: { title: string; open?: boolean; children: ReactNode }) {
+  const [open, setOpen] = useState(openAtFirst);
+  if (!open) return <Button onClick={() => setOpen(true)}>{title}</Button>;
+  return (
+    <div className="w-full">
+      <Card title={title} actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+        {children}
+      </Card>
+    </div>
+  );
+}
+
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
