@@ -45,10 +45,13 @@ async function startBackground(settings: Config): Promise<void> {
     console.log("BACKGROUND_WORK=off: this instance serves requests only; webhook deliveries and time-driven transitions run on the instances that have it on.");
     return;
   }
-  // Without Inngest, this long-lived process delivers webhooks and runs time-driven transitions itself.
+  // Without Inngest, this long-lived process delivers webhooks, runs time-driven transitions and
+  // folds the lists' count deltas in itself.
   const { deliveryDriver } = await import("@/lib/webhooks/driver");
   deliveryDriver().start();
   const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
   const { runAllDueTransitions } = await import("@/lib/clock/service");
   clockTicker().start(runAllDueTransitions, settings.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
+  const { listCountCompactor, LIST_COUNT_COMPACTION_MS } = await import("@/lib/jobs/list-count-compactor");
+  listCountCompactor().start(LIST_COUNT_COMPACTION_MS, { unref: true });
 }

@@ -2,23 +2,30 @@ import { and, asc, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } 
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { ServiceError } from "@/lib/errors";
+import { rowsOf } from "@/lib/rows";
 import { getDb } from "./client";
+import { countedListTotal, type CountedList, type CreatedRange, type ExactCount } from "./list-totals";
 
 type ListedTable = PgTable & { created: PgColumn; id: PgColumn };
 
 /** The column alias of the count in the first page's statement (no table has such a column). */
 const TOTAL = "__total";
 
-/** The `created` range of a page request, as the totals of a list need it. */
-export type CreatedRange = { gte?: Date; lt?: Date };
+export type { CreatedRange };
 
 export type PageOptions = {
   /**
-   * How many rows match `where` within `range`, when the list keeps its totals elsewhere (the
-   * events list: lib/events/counts.ts). Default: an exact `count(*)` over the list's index.
+   * How many rows match `where` within `range`, as one SQL expression, when the list keeps its
+   * totals (countedBy; the events list: lib/events/counts.ts). `exact` counts the matching rows
+   * created within a range over the list's index (the default, for the whole range).
    */
-  total?: (range: CreatedRange) => Promise<number>;
+  total?: (range: CreatedRange, exact: ExactCount) => SQL;
 };
+
+/** The totals of a list kept by migration 0020's triggers (db/list-totals.ts). */
+export function countedBy(counted: CountedList): PageOptions {
+  return { total: (range, exact) => countedListTotal(counted, range, exact) };
+}
 
 export function createdRangeOf(page: Partial<Page>): CreatedRange {
   return { gte: page["created[gte]"], lt: page["created[lt]"] };
@@ -80,28 +87,24 @@ export async function pageOf<T extends ListedTable>(
   const condition = and(filtered, keyset);
   const take = page.limit + 1;
 
-  const countQuery = () => db.select({ total: sql<number>`count(*)::int` }).from(from).where(filtered);
-  const totalQuery = async () => {
-    if (options.total) return options.total(range);
-    const [row] = await countQuery();
-    return row?.total ?? 0;
-  };
+  const exact: ExactCount = (since, until) =>
+    sql`(select count(*) from ${from} where ${and(where, since ? gte(table.created, since) : undefined, until ? lt(table.created, until) : undefined)})`;
+  const totalSql = sql<number>`(${(options.total ?? ((r: CreatedRange) => exact(r.gte, r.lt)))(range, exact)})::int`;
+  const totalQuery = async () => rowsOf<{ total: number }>(await db.execute(sql`select ${totalSql} as total`))[0]?.total ?? 0;
   let found: unknown[];
   let total: number;
-  if (page.offset === 0 && !options.total) {
-    // The first page of a counted list: the page and the count in one statement (one round trip;
-    // the count is an uncorrelated subquery, run once over the list's index).
+  if (page.offset === 0) {
+    // The first page: the page and its total in one statement (one round trip, one snapshot; the
+    // total is an uncorrelated subquery, run once).
     const rows = await db
-      .select({ ...getTableColumns(from), [TOTAL]: sql<number>`(${countQuery()})` })
+      .select({ ...getTableColumns(from), [TOTAL]: totalSql })
       .from(from)
       .where(condition)
       .orderBy(...order)
       .limit(take);
-    // No row: the count is then needed apart only after a cursor (else nothing matched at all).
+    // No row: the total is then needed apart only after a cursor (else nothing matched at all).
     total = rows.length > 0 ? (rows[0]![TOTAL] as number) : cursorId === undefined ? 0 : await totalQuery();
     found = rows.map(({ [TOTAL]: _total, ...row }) => row);
-  } else if (page.offset === 0) {
-    [found, total] = await Promise.all([db.select().from(from).where(condition).orderBy(...order).limit(take), totalQuery()]);
   } else {
     // Skip over the index only (ids), then read the page's rows by primary key: a deep offset
     // costs index entries, not whole rows.

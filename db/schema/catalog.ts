@@ -18,7 +18,10 @@ export const products = pgTable(
     updated: updatedAt(),
     deletedAt: time("deleted_at"),
   },
-  (t) => [index("products_account_idx").on(t.accountId, t.created, t.id)],
+  (t) => [
+    index("products_account_idx").on(t.accountId, t.created, t.id),
+    index("products_account_active_idx").on(t.accountId, t.active, t.created, t.id),
+  ],
 );
 
 export const priceTypeEnum = pgEnum("price_type", ["one_time", "recurring"]);
@@ -52,5 +55,7 @@ export const prices = pgTable(
   (t) => [
     index("prices_account_idx").on(t.accountId, t.created, t.id),
     index("prices_product_idx").on(t.productId, t.created, t.id),
+    index("prices_account_active_idx").on(t.accountId, t.active, t.created, t.id),
+    index("prices_account_type_idx").on(t.accountId, t.type, t.created, t.id),
   ],
 );

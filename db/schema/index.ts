@@ -12,3 +12,4 @@ export * from "./subscriptions";
 export * from "./checkout";
 export * from "./subscription-changes";
 export * from "./rate-limits";
+export * from "./list-counts";

@@ -1,5 +1,6 @@
 import { inngest, transitionsDueEvent } from "@/inngest/client";
 import { findDueAccounts } from "@/lib/clock/service";
+import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
 
 /**
  * Every minute, wakes `run-due-transitions` for each account with a time-driven transition due on
@@ -29,6 +30,8 @@ export const clockTick = inngest.createFunction(
         accountIds.map((accountId) => transitionsDueEvent(accountId, tickAt)),
       );
     }
-    return { accounts: accountIds.length };
+    // The minute's list-count deltas (db/list-totals.ts): totals stay exact without it, this keeps them cheap.
+    const folded = await step.run("compact-list-counts", () => compactListCountsNow());
+    return { accounts: accountIds.length, listCountDeltasFolded: folded };
   },
 );

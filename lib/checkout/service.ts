@@ -1,7 +1,7 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -204,7 +204,12 @@ export async function listCheckoutSessions({
   if (input.status !== undefined) conditions.push(eq(checkoutSessions.status, input.status));
   if (input.customer !== undefined) conditions.push(eq(checkoutSessions.customerId, input.customer));
   const where = and(...conditions);
-  return pageOf(checkoutSessions, where, input);
+  return pageOf(
+    checkoutSessions,
+    where,
+    input,
+    input.customer === undefined ? countedBy({ list: "checkout_sessions", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+  );
 }
 
 export async function updateCheckoutSession({

@@ -20,6 +20,7 @@ export const CronClockRun = z
     accounts: z.number().int().meta({ description: "Accounts with something due." }),
     accounts_left: z.number().int().meta({ description: "Of those, left for the next run when the time budget ran out." }),
     transitions_run: z.number().int(),
+    list_count_deltas_folded: z.number().int().meta({ description: "List-count changes folded into the lists' totals (docs/decisions.md, \"List totals\")." }),
     duration_ms: z.number().int(),
   })
   .meta({ id: "CronClockRun" });

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { runAllDueTransitions } from "@/lib/clock/service";
 import { config } from "@/lib/config";
 import { ServiceError } from "@/lib/errors";
+import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
 import { deliverDueOnce } from "@/lib/webhooks/driver";
 import { attemptTimeoutMs } from "@/lib/webhooks/schedule";
 import type { CronClockRun, CronDeliveriesRun } from "./schema";
@@ -48,12 +49,15 @@ export async function runClockCron(authorization: string | null): Promise<z.inpu
   const started = Date.now();
   // Renewals can pay sandbox invoices, which send nothing over the network: a third of the time is room enough.
   const run = await runAllDueTransitions({ deadline: started + CRON_MAX_DURATION_S * 1000 - 20_000 });
+  // The minute's list-count deltas (a long-lived process folds them in every few seconds).
+  const folded = await compactListCountsNow();
   return {
     object: "cron_run",
     job: "clock",
     accounts: run.accounts,
     accounts_left: run.accountsLeft,
     transitions_run: run.transitionsRun,
+    list_count_deltas_folded: folded,
     duration_ms: Date.now() - started,
   };
 }

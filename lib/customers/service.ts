@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { customers } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -60,7 +60,7 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
 }
 
 export async function listCustomers({ ctx, input }: Verb<Page & { q?: string }>): Promise<{ rows: CustomerRow[] } & PageInfo> {
-  if (!input.q) return pageOf(customers, live(ctx.accountId), input);
+  if (!input.q) return pageOf(customers, live(ctx.accountId), input, countedBy({ list: "customers", scopeId: ctx.accountId, filters: {} }));
   // A prefix match on lower(…), served by the text_pattern_ops indexes; LIKE's wildcards are escaped.
   const prefix = `${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const matches = or(sql`lower(${customers.email}) like ${prefix}`, sql`lower(${customers.name}) like ${prefix}`);

@@ -1,10 +1,9 @@
-import { and, count, eq, gte, lt, sql, type SQL } from "drizzle-orm";
-import { getDb, type Executor } from "@/db/client";
-import type { CreatedRange } from "@/db/page";
-import { eventCounts, events } from "@/db/schema";
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { countDay, dayBucketedTotal, type CreatedRange, type ExactCount, type WholeDays } from "@/db/list-totals";
+import { eventCounts } from "@/db/schema";
 import { aggregateTypeOf, type EventType } from "./catalogue";
 import type { EventFilters } from "./schema";
-import { DAY_MS } from "@/lib/clock/time";
 
 /**
  * Rows per (account, dimension, value, day) that writers spread over: enough that the 16
@@ -13,11 +12,6 @@ import { DAY_MS } from "@/lib/clock/time";
  */
 export const EVENT_COUNT_SHARDS = 8;
 const shardOfTransaction = new WeakMap<Executor, number>();
-
-/** The UTC day an event is counted under, as `YYYY-MM-DD`. */
-export function countDay(created: Date): string {
-  return created.toISOString().slice(0, 10);
-}
 
 /**
  * The statement that adds one event to the account's totals, in the transaction that writes it:
@@ -42,18 +36,9 @@ export async function countEvent(tx: Executor, event: { accountId: string; type:
   await tx.execute(countUpsert(tx, event));
 }
 
-/**
- * Whether the filters' total is a `count(*)` of the matching rows over their index (an id filter:
- * one event, or one entity's timeline) rather than a sum of counter rows. The events list then
- * lets pageOf count, in the page's own statement (eventTotal would count the same rows).
- */
-export function countedByIndex(filters: EventFilters): boolean {
-  return Boolean(filters.event_id || filters.aggregate_id);
-}
-
-/** The counter rows answering a filter, or null when none can (an id filter: count the rows). */
+/** The counter rows answering a filter, or null when none can (an id filter: one event, or one entity's timeline; count its rows). */
 function counterOf(filters: EventFilters): { dimension: "all" | "aggregate_type" | "type"; value: string } | "none" | null {
-  if (countedByIndex(filters)) return null;
+  if (filters.event_id || filters.aggregate_id) return null;
   if (filters.event_type) {
     const type = filters.event_type as EventType;
     if (filters.aggregate_type && aggregateTypeOf(type) !== filters.aggregate_type) return "none";
@@ -63,58 +48,29 @@ function counterOf(filters: EventFilters): { dimension: "all" | "aggregate_type"
   return { dimension: "all", value: "" };
 }
 
-const startOfDay = (time: Date) => new Date(Math.floor(time.getTime() / DAY_MS) * DAY_MS);
-const nextDay = (time: Date) => {
-  const start = startOfDay(time);
-  return start.getTime() === time.getTime() ? start : new Date(start.getTime() + DAY_MS);
-};
-
 /**
- * The exact number of the account's events matching `filters` within `range`.
+ * The exact number of the account's events matching `filters` within `range`, as an SQL
+ * expression (pageOf puts it in the page's statement).
  *
- * - `event_id` / `aggregate_id`: `count(*)` over their index: one event, or one entity's
- *   timeline (hundreds of events for a long-lived subscription; a pathological entity with
- *   100,000 events costs about 10 ms).
- * - otherwise: the counters, summed over whole UTC days within the range, plus an exact
- *   `count(*)` of the at most two partial days at its edges (bounded by one day's events of that
- *   filter, whatever the range's width).
+ * - `event_id` / `aggregate_id`: `count(*)` over their index (`exact`): one event, or one
+ *   entity's timeline (hundreds of events for a long-lived subscription; a pathological entity
+ *   with 100,000 events costs about 10 ms).
+ * - otherwise: the counters, summed over whole UTC days within the range, plus an exact count of
+ *   the partial days at its edges (dayBucketedTotal).
  */
-export async function eventTotal(accountId: string, filters: EventFilters, range: CreatedRange, where: SQL): Promise<number> {
-  if (range.gte && range.lt && range.gte >= range.lt) return 0;
-  const db = await getDb();
-  const exact = async (from: Date | undefined, to: Date | undefined) => {
-    const [row] = await db
-      .select({ n: count() })
-      .from(events)
-      .where(and(where, from ? gte(events.created, from) : undefined, to ? lt(events.created, to) : undefined));
-    return row?.n ?? 0;
-  };
+export function eventTotal(accountId: string, filters: EventFilters, range: CreatedRange, exact: ExactCount): SQL {
   const counter = counterOf(filters);
-  if (counter === "none") return 0;
+  if (counter === "none") return sql`0`;
   if (counter === null) return exact(range.gte, range.lt);
-
-  // Whole days: [firstDay, endDay). Partial edges: [gte, firstDay) and [endDay, lt).
-  const firstDay = range.gte ? nextDay(range.gte) : undefined;
-  const endDay = range.lt ? startOfDay(range.lt) : undefined;
-  if (firstDay && endDay && firstDay > endDay) return exact(range.gte, range.lt); // within one day
-  const [whole, head, tail] = await Promise.all([
-    db
-      .select({ n: sql<string>`coalesce(sum(${eventCounts.count}), 0)` })
-      .from(eventCounts)
-      .where(
-        and(
-          eq(eventCounts.accountId, accountId),
-          eq(eventCounts.dimension, counter.dimension),
-          eq(eventCounts.value, counter.value),
-          firstDay ? gte(eventCounts.day, countDay(firstDay)) : undefined,
-          endDay ? lt(eventCounts.day, countDay(endDay)) : undefined,
-        ),
-      )
-      .then(([row]) => Number(row?.n ?? 0)),
-    range.gte && firstDay && range.gte < firstDay ? exact(range.gte, firstDay) : 0,
-    range.lt && endDay && endDay < range.lt ? exact(endDay, range.lt) : 0,
-  ]);
-  return whole + head + tail;
+  const wholeDays: WholeDays = (from, to) =>
+    sql`coalesce((select sum(${eventCounts.count}) from ${eventCounts} where ${and(
+      eq(eventCounts.accountId, accountId),
+      eq(eventCounts.dimension, counter.dimension),
+      eq(eventCounts.value, counter.value),
+      from ? gte(eventCounts.day, from) : undefined,
+      to ? lt(eventCounts.day, to) : undefined,
+    )}), 0)`;
+  return dayBucketedTotal(range, wholeDays, exact);
 }
 
 /**

@@ -5,7 +5,7 @@ import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
-import { countedByIndex, eventTotal } from "./counts";
+import { eventTotal } from "./counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
 
@@ -25,10 +25,8 @@ export async function listEvents({
   input,
 }: Verb<{ filters: EventFilters; page: Page }>): Promise<{ rows: EventRow[] } & PageInfo> {
   const where = eventFilterConditions(ctx.accountId, input.filters);
-  // An id filter's total is pageOf's own exact count (in the first page's statement).
-  if (countedByIndex(input.filters)) return pageOf(events, where, input.page);
   return pageOf(events, where, input.page, {
-    total: (range) => eventTotal(ctx.accountId, input.filters, range, where),
+    total: (range, exact) => eventTotal(ctx.accountId, input.filters, range, exact),
   });
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -83,7 +83,13 @@ export async function listInvoices({
   if (input.customer !== undefined) conditions.push(eq(invoices.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(invoices.status, input.status));
   const where = and(...conditions);
-  const { rows, ...info } = await pageOf(invoices, where, input);
+  const { rows, ...info } = await pageOf(
+    invoices,
+    where,
+    input,
+    // A customer's invoices are counted over its index; the account's are kept by status.
+    input.customer === undefined ? countedBy({ list: "invoices", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+  );
   const intents = await latestPaymentIntents(
     db,
     rows.map((row) => row.id),

@@ -1,6 +1,6 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { payments } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -29,7 +29,12 @@ export async function listPayments({
   const conditions: (SQL | undefined)[] = [eq(payments.accountId, ctx.accountId)];
   if (input.payment_intent !== undefined) conditions.push(eq(payments.paymentIntentId, input.payment_intent));
   const where = and(...conditions);
-  return pageOf(payments, where, input);
+  return pageOf(
+    payments,
+    where,
+    input,
+    input.payment_intent === undefined ? countedBy({ list: "payments", scopeId: ctx.accountId, filters: {} }) : undefined,
+  );
 }
 
 /** The payment, locked for update: refunds of one payment serialize, so they never exceed it. */

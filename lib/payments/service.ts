@@ -1,7 +1,7 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { customers, paymentIntents } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -135,5 +135,10 @@ export async function listPaymentIntents({
   if (input.customer !== undefined) conditions.push(eq(paymentIntents.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(paymentIntents.status, input.status));
   const where = and(...conditions);
-  return pageOf(paymentIntents, where, input);
+  return pageOf(
+    paymentIntents,
+    where,
+    input,
+    input.customer === undefined ? countedBy({ list: "payment_intents", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+  );
 }

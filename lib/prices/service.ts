@@ -1,7 +1,7 @@
 import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -74,7 +74,14 @@ export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Pro
   if (input.active !== undefined) conditions.push(eq(prices.active, input.active));
   if (input.type !== undefined) conditions.push(eq(prices.type, input.type));
   const where = and(...conditions);
-  return pageOf(prices, where, input);
+  return pageOf(
+    prices,
+    where,
+    input,
+    input.product === undefined
+      ? countedBy({ list: "prices", scopeId: ctx.accountId, filters: { active: input.active, type: input.type } })
+      : undefined,
+  );
 }
 
 export async function updatePrice({

@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { prices, products } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -68,7 +68,7 @@ export async function listProducts({
   const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
   if (input.active !== undefined) conditions.push(eq(products.active, input.active));
   const where = and(...conditions);
-  return pageOf(products, where, input);
+  return pageOf(products, where, input, countedBy({ list: "products", scopeId: ctx.accountId, filters: { active: input.active } }));
 }
 
 export async function updateProduct({

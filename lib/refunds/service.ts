@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { paymentIntents, refunds } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -104,5 +104,5 @@ export async function listRefunds({
   const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
   if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
   const where = and(...conditions);
-  return pageOf(refunds, where, input);
+  return pageOf(refunds, where, input, input.payment === undefined ? countedBy({ list: "refunds", scopeId: ctx.accountId, filters: {} }) : undefined);
 }

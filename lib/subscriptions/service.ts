@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { customers, prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -150,7 +150,12 @@ export async function listSubscriptions({
   if (input.customer !== undefined) conditions.push(eq(subscriptions.customerId, input.customer));
   if (input.status !== undefined) conditions.push(eq(subscriptions.status, input.status));
   const where = and(...conditions);
-  const { rows, ...info } = await pageOf(subscriptions, where, input);
+  const { rows, ...info } = await pageOf(
+    subscriptions,
+    where,
+    input,
+    input.customer === undefined ? countedBy({ list: "subscriptions", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+  );
   const items =
     rows.length === 0
       ? []

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gte, inArray, isNull, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -50,7 +50,12 @@ export async function listEndpointDeliveries({
     eq(eventDeliveries.webhookEndpointId, input.endpointId),
   ];
   if (input.status) conditions.push(eq(eventDeliveries.status, input.status));
-  const { rows, ...info } = await pageOf(eventDeliveries, and(...conditions), input.page);
+  const { rows, ...info } = await pageOf(
+    eventDeliveries,
+    and(...conditions),
+    input.page,
+    countedBy({ list: "event_deliveries", scopeId: input.endpointId, filters: { status: input.status } }),
+  );
   // Every delivery of the list is the endpoint's own.
   return { rows: rows.map((row) => ({ ...row, webhookEndpointUrl: endpoint.url })), ...info };
 }

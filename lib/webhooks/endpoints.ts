@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { pageOf } from "@/db/page";
+import { countedBy, pageOf } from "@/db/page";
 import { webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { config } from "@/lib/config";
@@ -63,7 +63,7 @@ export async function listWebhookEndpoints({
   ctx,
   input,
 }: Verb<Page>): Promise<{ rows: WebhookEndpointRow[] } & PageInfo> {
-  return pageOf(webhookEndpoints, live(ctx.accountId), input);
+  return pageOf(webhookEndpoints, live(ctx.accountId), input, countedBy({ list: "webhook_endpoints", scopeId: ctx.accountId, filters: {} }));
 }
 
 export async function updateWebhookEndpoint({
