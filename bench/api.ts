@@ -5,7 +5,8 @@
  *
  * For each size (ascending; the data grows in place), with 10 % as many events on a second
  * account as noise: p50/p99 of every filter of GET /api/{account}/events and of every kind of deep
- * page, at 2 connections; at the largest size the throughput at 16 connections of /api/health (the
+ * page, and of the dashboard's timeline page (its whole HTML, the first rows rendered on the
+ * server, with a signed-in session), at 2 connections; at the largest size the throughput at 16 connections of /api/health (the
  * floor) and of the hot paths, with their ratios to the floor; then how each p99 grew from the
  * smallest size to the largest. Also the write-path cost of the event counters. `--hot-only`
  * loads the data and measures only the throughput rows (for profiling: APP_NODE_ARGS; for a
@@ -26,6 +27,7 @@ import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import * as schema from "@/db/schema";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
+import { hashPassword } from "@/lib/auth/passwords";
 import { issueToken } from "@/lib/auth/tokens";
 import { EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
 import { newId } from "@/lib/ids";
@@ -60,12 +62,13 @@ const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values
 
 type Latency = { p50: number; p99: number; rps: number; errors: number };
 
-async function load(url: string, token: string, paths: () => string, options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string }): Promise<Latency> {
+/** `token` is an API token, or `{ cookie }`: a dashboard session. */
+async function load(url: string, token: string | { cookie: string }, paths: () => string, options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string }): Promise<Latency> {
   const result = await autocannon({
     url,
     connections: options.connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: { ...(typeof token === "string" ? { authorization: `Bearer ${token}` } : { cookie: token.cookie }), "content-type": "application/json" },
     requests: [
       {
         method: (options.method ?? "GET") as "GET",
@@ -74,6 +77,22 @@ async function load(url: string, token: string, paths: () => string, options: { 
     ],
   });
   return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
+}
+
+/** A dashboard session cookie, through next-auth's credentials flow (as tests/helpers/session.ts). */
+async function signIn(base: string, email: string, password: string): Promise<string> {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const callback = await fetch(`${base}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = callback.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith("next-auth.session-token="));
+  if (!session) throw new Error(`sign-in failed: ${callback.status}`);
+  return session;
 }
 
 async function main(): Promise<void> {
@@ -103,8 +122,12 @@ async function main(): Promise<void> {
     await sql`insert into accounts (id, organization_id, name, livemode) values
       (${MAIN}, ${organization}, 'Measured', true), (${NOISE}, ${organization}, 'Noise', true)`;
     const token = (await issueToken(drizzle(sql, { schema }), { accountId: MAIN, kind: "secret", name: "bench" })).token;
+    const password = "correct horse battery staple";
+    await sql`insert into users (id, organization_id, email, name, password_hash)
+      values (${newId("user")}, ${organization}, 'bench@example.com', 'Bench', ${await hashPassword(password)})`;
     app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const base = app.baseUrl;
+    const session = { cookie: await signIn(base, "bench@example.com", password) };
     console.log(`API benchmark, ${new Date().toISOString()}: sizes ${SIZES.join(", ")}; ${REQUESTS} requests per row at 2 connections.`);
 
     const perSize = new Map<number, Map<string, Latency>>();
@@ -148,12 +171,21 @@ async function main(): Promise<void> {
         ["deep: ending_before (anywhere)", () => `${ev}?ending_before=${pick(events).id}`],
         ["deep: starting_after + event_type", () => { const e = pick(events); return `${ev}?event_type=${e.type}&starting_after=${e.id}`; }],
       ];
+      // The dashboard's timeline: the whole HTML of the page, its first rows rendered on the server.
+      const page = `/accounts/${MAIN}/events`;
+      const dashboard: [string, () => string][] = [
+        ["dashboard timeline (page HTML)", () => page],
+        ["dashboard timeline + event_type", () => `${page}?event_type=${pick(EVENT_TYPES)}`],
+        ["dashboard timeline + aggregate_id", () => `${page}?aggregate_id=${pick(events).aggregate_id}`],
+      ];
       const results = new Map<string, Latency>();
-      for (const [name, path] of scenarios) {
-        const check = await fetch(`${base}${path()}`, { headers: { authorization: `Bearer ${token}` } });
+      for (const [name, path] of [...scenarios, ...dashboard]) {
+        const as = path().startsWith("/accounts/") ? session : token;
+        const check = await fetch(`${base}${path()}`, { headers: typeof as === "string" ? { authorization: `Bearer ${as}` } : { cookie: as.cookie } });
         if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
-        await load(base, token, path, { connections: 2, amount: 40 });
-        const result = await load(base, token, path, { connections: 2, amount: REQUESTS });
+        if (as !== token && !(await check.text()).includes(`/accounts/${MAIN}/events/evt_`)) throw new Error(`${name}: no event rows in the page's HTML`);
+        await load(base, as, path, { connections: 2, amount: 40 });
+        const result = await load(base, as, path, { connections: 2, amount: REQUESTS });
         results.set(name, result);
         log(`${name.padEnd(38)} p50 ${String(result.p50).padStart(4)} ms  p99 ${String(result.p99).padStart(4)} ms${result.errors ? `  (${result.errors} errors)` : ""}`);
       }

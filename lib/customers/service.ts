@@ -64,7 +64,7 @@ export async function listCustomers({ ctx, input }: Verb<Page & { q?: string }>)
   // A prefix match on lower(…), served by the text_pattern_ops indexes; LIKE's wildcards are escaped.
   const prefix = `${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const matches = or(sql`lower(${customers.email}) like ${prefix}`, sql`lower(${customers.name}) like ${prefix}`);
-  return pageOf(customers, and(live(ctx.accountId), matches), input);
+  return pageOf(customers, and(live(ctx.accountId), matches), input, { search: true });
 }
 
 export async function updateCustomer({

@@ -2,6 +2,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import * as schema from "@/db/schema";
+import { loadSyntheticObjects } from "@/db/synthetic-objects";
 import type { Page } from "@/lib/api/pagination";
 import { listApiTokens } from "@/lib/api-tokens/service";
 import { listCheckoutSessions } from "@/lib/checkout/service";
@@ -71,7 +72,8 @@ afterAll(async () => {
 const page = (extra: Partial<Page> = {}): Page => ({ limit: 50, offset: 0, ...extra });
 const range = { "created[gte]": new Date(Date.now() - 86_400_000), "created[lt]": new Date(Date.now() + 86_400_000) };
 
-async function plansOf(run: () => Promise<unknown>): Promise<{ query: string; plan: string }[]> {
+/** `bitmap`: leave bitmap scans priced as usual (a search ORs two indexes, which only a bitmap can). */
+async function plansOf(run: () => Promise<unknown>, { bitmap = false } = {}): Promise<{ query: string; plan: string }[]> {
   recorded.length = 0;
   await run();
   const selects = recorded.filter((entry) => /^select/i.test(entry.query));
@@ -80,7 +82,7 @@ async function plansOf(run: () => Promise<unknown>): Promise<{ query: string; pl
   try {
     // Price out every plan shape that does not come from an index in order.
     await reserved`set enable_seqscan = off`;
-    await reserved`set enable_bitmapscan = off`;
+    await reserved.unsafe(`set enable_bitmapscan = ${bitmap ? "on" : "off"}`);
     await reserved`set enable_sort = off`;
     const plans = [];
     for (const { query, params } of selects) {
@@ -127,6 +129,9 @@ const cases: Case[] = [
   { name: "products by active", run: () => listProducts({ ctx, input: { ...page(), active: true } }) },
   { name: "prices", run: () => listPrices({ ctx, input: page() }) },
   { name: "prices by product", run: () => listPrices({ ctx, input: { ...page(), product: ids.product } }) },
+  { name: "prices by active", run: () => listPrices({ ctx, input: { ...page(), active: false } }) },
+  { name: "prices by type", run: () => listPrices({ ctx, input: { ...page(), type: "one_time" } }) },
+  { name: "prices by active and type", run: () => listPrices({ ctx, input: { ...page(), active: true, type: "recurring" } }) },
   { name: "subscriptions", run: () => listSubscriptions({ ctx, input: page() }) },
   { name: "subscriptions by customer", run: () => listSubscriptions({ ctx, input: { ...page(), customer: ids.customer } }) },
   { name: "subscriptions by status", run: () => listSubscriptions({ ctx, input: { ...page(), status: "active" } }) },
@@ -151,6 +156,17 @@ const cases: Case[] = [
 ];
 
 describe("list query plans", () => {
+  it("customers' search (q): its matches come from the prefix indexes, then are sorted (never a walk of the whole list)", async () => {
+    // Enough customers for the planner's statistics to tell a prefix's few matches from the list.
+    await loadSyntheticObjects(client, { accountId: ctx.accountId, kind: "customers", count: 20_000 });
+    await client`analyze customers`;
+    const plans = await plansOf(() => listCustomers({ ctx, input: { ...page(), q: "c123" } }), { bitmap: true });
+    for (const { query, plan } of plans) {
+      expect(plan, `${query}\n${plan}`).not.toMatch(/Seq Scan|customers_account_created_idx/);
+      expect(plan, `${query}\n${plan}`).toMatch(/BitmapOr[\s\S]*customers_account_email_prefix_idx[\s\S]*customers_account_name_prefix_idx/);
+    }
+  });
+
   it.each(cases)("$name: every statement is served by an index, in order", async ({ run }) => {
     for (const { query, plan } of await plansOf(run)) {
       expect(plan, `${query}\n${plan}`).not.toMatch(/Seq Scan/);
