@@ -1,8 +1,9 @@
--- The totals of every list but the events' (lib/api/list-totals.ts): one statement trigger per
+-- The totals of every list but the events' (db/list-totals.ts): one statement trigger per
 -- counted table appends, in the writing transaction, the net change the statement made to each
 -- (scope, list, key, UTC day) to list_count_deltas. The table below is the one definition of what
--- is counted: `counted` says which rows the list shows, `keys` under which totals a row counts, `moves` whether an update can move a row between totals
--- (lib/api/list-totals.ts builds the same keys from a request's filters). Filters on a parent
+-- is counted: `scope` whose rows they are, `counted` which rows the list shows, `keys` under which
+-- totals a row counts (countedBy in db/page.ts builds the same keys from a request's filters), and
+-- `moves` whether an update can move a row between totals. Filters on a parent
 -- (customer, product, payment, …) have no key: their totals count the parent's index range.
 -- Each function is written out once from the template, so its statements are planned once.
 DO $do$

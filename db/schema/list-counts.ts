@@ -1,7 +1,7 @@
 import { bigint, date, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
 /**
- * Exact totals of the lists other than events (lib/api/list-totals.ts): per scope (the account,
+ * Exact totals of the lists other than events (db/list-totals.ts): per scope (the account,
  * or the endpoint for an endpoint's deliveries), list, key (`""` for all, `status=paid`,
  * `active=true&type=recurring`, …) and the UTC day the objects were created on. Only the
  * compaction (compactListCounts) writes here, folding in list_count_deltas.
