@@ -19,9 +19,9 @@
  * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import "./limits";
+import { elapsed, load, log, option, seeded, type Latency } from "./http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
@@ -32,14 +32,11 @@ import { issueToken } from "@/lib/auth/tokens";
 import { EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
+import { signInWithPassword } from "@/tests/helpers/sign-in";
 import { Receiver } from "@/tests/helpers/receiver";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { installTestCertificate } from "@/tests/helpers/tls";
 
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index < 0 ? fallback : (process.argv[index + 1] ?? fallback);
-}
 const SIZES = option("events", "1000000,10000000")
   .split(",")
   .map((value) => Number(value.replaceAll("_", "")))
@@ -50,50 +47,10 @@ const THROUGHPUT = !process.argv.includes("--skip-throughput");
 const HOT_ONLY = process.argv.includes("--hot-only");
 const MAIN = newId("account");
 const NOISE = newId("account");
-const log = (message: string) => console.log(`  ${message}`);
-const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
 
-let seed = 7;
-function random(): number {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
-}
-const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+const { pick } = seeded(7);
 
-type Latency = { p50: number; p99: number; rps: number; errors: number };
 
-/** `token` is an API token, or `{ cookie }`: a dashboard session. */
-async function load(url: string, token: string | { cookie: string }, paths: () => string, options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string }): Promise<Latency> {
-  const result = await autocannon({
-    url,
-    connections: options.connections,
-    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
-    headers: { ...(typeof token === "string" ? { authorization: `Bearer ${token}` } : { cookie: token.cookie }), "content-type": "application/json" },
-    requests: [
-      {
-        method: (options.method ?? "GET") as "GET",
-        setupRequest: (request) => ({ ...request, path: paths(), ...(options.body ? { body: options.body() } : {}) }),
-      },
-    ],
-  });
-  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
-}
-
-/** A dashboard session cookie, through next-auth's credentials flow (as tests/helpers/session.ts). */
-async function signIn(base: string, email: string, password: string): Promise<string> {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  const callback = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
-  });
-  const session = callback.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith("next-auth.session-token="));
-  if (!session) throw new Error(`sign-in failed: ${callback.status}`);
-  return session;
-}
 
 async function main(): Promise<void> {
   installTestCertificate();
@@ -127,7 +84,7 @@ async function main(): Promise<void> {
       values (${newId("user")}, ${organization}, 'bench@example.com', 'Bench', ${await hashPassword(password)})`;
     app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const base = app.baseUrl;
-    const session = { cookie: await signIn(base, "bench@example.com", password) };
+    const session = { cookie: await signInWithPassword(base, "bench@example.com", password) };
     console.log(`API benchmark, ${new Date().toISOString()}: sizes ${SIZES.join(", ")}; ${REQUESTS} requests per row at 2 connections.`);
 
     const perSize = new Map<number, Map<string, Latency>>();

@@ -13,9 +13,9 @@
  * alternating. Prints figures only; asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
+import { elapsed, load, log, option, seeded, type Latency } from "./http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { compactListCounts } from "@/db/list-totals";
@@ -28,43 +28,15 @@ import { createFreshDatabase } from "@/tests/helpers/database";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { installTestCertificate } from "@/tests/helpers/tls";
 
-function option(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index < 0 ? fallback : (process.argv[index + 1] ?? fallback);
-}
 const OBJECTS = Number(option("objects", "1000000").replaceAll("_", ""));
 const KINDS = option("kinds", SYNTHETIC_KINDS.join(",")).split(",") as SyntheticKind[];
 const REQUESTS = Number(option("requests", "400"));
 const SECONDS = Number(option("seconds", "10"));
 const MAIN = newId("account");
 const NOISE = newId("account");
-const log = (message: string) => console.log(`  ${message}`);
-const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
 
-let seed = 11;
-function random(): number {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
-}
-const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+const { random, pick } = seeded(11);
 
-type Latency = { p50: number; p99: number; rps: number; errors: number };
-
-async function load(url: string, token: string, paths: () => string, options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string }): Promise<Latency> {
-  const result = await autocannon({
-    url,
-    connections: options.connections,
-    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    requests: [
-      {
-        method: (options.method ?? "GET") as "GET",
-        setupRequest: (request) => ({ ...request, path: paths(), ...(options.body ? { body: options.body() } : {}) }),
-      },
-    ],
-  });
-  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
-}
 
 /** Each list: its table, API path, status-like filters with their values, and its parent filter. */
 type ListShape = { table: string; path: string; filters: [string, string[]][]; parent?: [string, string] };

@@ -3,6 +3,7 @@ import { inject } from "vitest";
 import { signUp } from "@/lib/auth/users";
 import { organizationAccounts } from "@/lib/auth/users";
 import type { Json } from "./api";
+import { signInWithPassword } from "./sign-in";
 
 /** A dashboard user of a new organization, signed in through next-auth's credentials flow over HTTP. */
 export async function signedInUser() {
@@ -12,24 +13,11 @@ export async function signedInUser() {
   const user = await signUp({ name: "Test User", company: "Test Co", email, password });
   const [live, sandbox] = await organizationAccounts(user.organizationId);
 
-  const csrf = await fetch(`${base}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-  const callback = await fetch(`${base}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
-  });
-  const session = callback.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0]!)
-    .find((c) => c.startsWith("next-auth.session-token="));
-  if (!session) throw new Error(`sign-in failed: ${callback.status}`);
+  const session = await signInWithPassword(base, email, password);
 
   /** A request as the dashboard makes it: the session cookie, and this site's Origin. */
   async function request(method: string, path: string, options: { body?: unknown; origin?: string | null } = {}) {
-    const headers: Record<string, string> = { Cookie: session! };
+    const headers: Record<string, string> = { Cookie: session };
     const origin = options.origin === undefined ? base : options.origin;
     if (origin) headers.Origin = origin;
     if (options.body !== undefined) headers["Content-Type"] = "application/json";

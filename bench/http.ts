@@ -1,0 +1,45 @@
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+
+/** Shared by the HTTP benchmarks (bench/api.ts, bench/lists.ts): options, seeded picks, load. */
+
+export function option(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index < 0 ? fallback : (process.argv[index + 1] ?? fallback);
+}
+
+export const log = (message: string) => console.log(`  ${message}`);
+export const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+
+/** A seeded random source, so that two runs pick the same filter values and cursors. */
+export function seeded(seed: number): { random: () => number; pick: <T>(values: readonly T[]) => T } {
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  return { random, pick: (values) => values[Math.floor(random() * values.length)]! };
+}
+
+export type Latency = { p50: number; p99: number; rps: number; errors: number };
+
+/** `token` is an API token, or `{ cookie }`: a dashboard session. */
+export async function load(
+  url: string,
+  token: string | { cookie: string },
+  paths: () => string,
+  options: { connections: number; amount?: number; duration?: number; method?: string; body?: () => string },
+): Promise<Latency> {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    headers: { ...(typeof token === "string" ? { authorization: `Bearer ${token}` } : { cookie: token.cookie }), "content-type": "application/json" },
+    requests: [
+      {
+        method: (options.method ?? "GET") as "GET",
+        setupRequest: (request) => ({ ...request, path: paths(), ...(options.body ? { body: options.body() } : {}) }),
+      },
+    ],
+  });
+  return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
+}
