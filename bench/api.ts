@@ -1,7 +1,7 @@
 /**
  * Benchmark: the API at scale, over HTTP against `next start` (run `npx next build` first).
  *
- *   npm run bench:api -- [--events 1000000,10000000] [--requests 400] [--seconds 10] [--skip-throughput] [--hot-only]
+ *   npm run bench:api -- [--events 1000000,10000000] [--requests 400] [--seconds 10] [--skip-throughput] [--hot-only] [--without-list-counters]
  *
  * For each size (ascending; the data grows in place), with 10 % as many events on a second
  * account as noise: p50/p99 of every filter of GET /api/{account}/events and of every kind of deep
@@ -10,7 +10,8 @@
  * floor) and of the hot paths, with their ratios to the floor; then how each p99 grew from the
  * smallest size to the largest. Also the write-path cost of the event counters. `--hot-only`
  * loads the data and measures only the throughput rows (for profiling: APP_NODE_ARGS; for a
- * baseline build: APP_ROOT, see tests/helpers/server.ts).
+ * baseline build: APP_ROOT, see tests/helpers/server.ts). `--without-list-counters` disables the
+ * list-count triggers of the tables POST /api/customers writes, to measure what they cost.
  *
  * POST /api/customers is measured twice: against the instance that also delivers its webhooks (the
  * default: every instance runs the delivery driver), and against an instance started with
@@ -45,6 +46,7 @@ const REQUESTS = Number(option("requests", "400"));
 const SECONDS = Number(option("seconds", "10"));
 const THROUGHPUT = !process.argv.includes("--skip-throughput");
 const HOT_ONLY = process.argv.includes("--hot-only");
+const WITHOUT_LIST_COUNTERS = process.argv.includes("--without-list-counters");
 const MAIN = newId("account");
 const NOISE = newId("account");
 
@@ -82,6 +84,9 @@ async function main(): Promise<void> {
     const password = "correct horse battery staple";
     await sql`insert into users (id, organization_id, email, name, password_hash)
       values (${newId("user")}, ${organization}, 'bench@example.com', 'Bench', ${await hashPassword(password)})`;
+    // The write-path cost of the list counters: the same run with their triggers off on the tables
+    // POST /api/customers writes (totals then go stale: for measuring only).
+    if (WITHOUT_LIST_COUNTERS) for (const table of ["customers", "event_deliveries"]) await sql.unsafe(`alter table ${table} disable trigger user`);
     app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const base = app.baseUrl;
     const session = { cookie: await signInWithPassword(base, "bench@example.com", password) };
