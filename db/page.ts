@@ -27,8 +27,13 @@ export type PageOptions = {
   search?: boolean;
 };
 
-/** The totals of a list kept by migration 0020's triggers (db/list-totals.ts). */
-export function countedBy(counted: CountedList): PageOptions {
+/**
+ * The totals of a list kept by migration 0020's triggers (db/list-totals.ts). A list filtered by
+ * its parent (`parent`: a customer's invoices, a payment's refunds…) counts the parent's index
+ * range instead: a parent's children are few.
+ */
+export function countedBy({ parent, ...counted }: CountedList & { parent?: string }): PageOptions {
+  if (parent !== undefined) return {};
   return { total: (range, exact) => countedListTotal(counted, range, exact) };
 }
 

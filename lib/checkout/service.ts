@@ -208,7 +208,7 @@ export async function listCheckoutSessions({
     checkoutSessions,
     where,
     input,
-    input.customer === undefined ? countedBy({ list: "checkout_sessions", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+    countedBy({ list: "checkout_sessions", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
   );
 }
 

@@ -87,8 +87,7 @@ export async function listInvoices({
     invoices,
     where,
     input,
-    // A customer's invoices are counted over its index; the account's are kept by status.
-    input.customer === undefined ? countedBy({ list: "invoices", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+    countedBy({ list: "invoices", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
   );
   const intents = await latestPaymentIntents(
     db,

@@ -33,7 +33,7 @@ export async function listPayments({
     payments,
     where,
     input,
-    input.payment_intent === undefined ? countedBy({ list: "payments", scopeId: ctx.accountId, filters: {} }) : undefined,
+    countedBy({ list: "payments", scopeId: ctx.accountId, filters: {}, parent: input.payment_intent }),
   );
 }
 

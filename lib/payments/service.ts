@@ -139,6 +139,6 @@ export async function listPaymentIntents({
     paymentIntents,
     where,
     input,
-    input.customer === undefined ? countedBy({ list: "payment_intents", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+    countedBy({ list: "payment_intents", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
   );
 }

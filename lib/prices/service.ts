@@ -78,9 +78,7 @@ export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Pro
     prices,
     where,
     input,
-    input.product === undefined
-      ? countedBy({ list: "prices", scopeId: ctx.accountId, filters: { active: input.active, type: input.type } })
-      : undefined,
+    countedBy({ list: "prices", scopeId: ctx.accountId, filters: { active: input.active, type: input.type }, parent: input.product }),
   );
 }
 

@@ -104,5 +104,5 @@ export async function listRefunds({
   const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
   if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
   const where = and(...conditions);
-  return pageOf(refunds, where, input, input.payment === undefined ? countedBy({ list: "refunds", scopeId: ctx.accountId, filters: {} }) : undefined);
+  return pageOf(refunds, where, input, countedBy({ list: "refunds", scopeId: ctx.accountId, filters: {}, parent: input.payment }));
 }

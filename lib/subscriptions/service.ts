@@ -154,7 +154,7 @@ export async function listSubscriptions({
     subscriptions,
     where,
     input,
-    input.customer === undefined ? countedBy({ list: "subscriptions", scopeId: ctx.accountId, filters: { status: input.status } }) : undefined,
+    countedBy({ list: "subscriptions", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
   );
   const items =
     rows.length === 0
