@@ -20,16 +20,13 @@
  * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import "./limits";
-import { elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
-import * as schema from "@/db/schema";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
 import { hashPassword } from "@/lib/auth/passwords";
-import { issueToken } from "@/lib/auth/tokens";
 import { EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
@@ -76,11 +73,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
   try {
     await migratePostgres(database.url);
-    const organization = newId("organization");
-    await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
-    await sql`insert into accounts (id, organization_id, name, livemode) values
-      (${MAIN}, ${organization}, 'Measured', true), (${NOISE}, ${organization}, 'Noise', true)`;
-    const token = (await issueToken(drizzle(sql, { schema }), { accountId: MAIN, kind: "secret", name: "bench" })).token;
+    const { organization, token } = await benchAccounts(sql, MAIN, NOISE);
     const password = "correct horse battery staple";
     await sql`insert into users (id, organization_id, email, name, password_hash)
       values (${newId("user")}, ${organization}, 'bench@example.com', 'Bench', ${await hashPassword(password)})`;

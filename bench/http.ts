@@ -1,5 +1,10 @@
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { drizzle } from "drizzle-orm/postgres-js";
+import type postgres from "postgres";
+import * as schema from "@/db/schema";
+import { issueToken } from "@/lib/auth/tokens";
+import { newId } from "@/lib/ids";
 
 /** Shared by the HTTP benchmarks (bench/api.ts, bench/lists.ts): options, seeded picks, load. */
 
@@ -42,4 +47,17 @@ export async function load(
     ],
   });
   return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
+}
+
+/**
+ * The benchmarks' tenants on a freshly migrated database: one organization with the measured
+ * account and a noise account, and a secret token of the measured one.
+ */
+export async function benchAccounts(sql: postgres.Sql, main: string, noise: string): Promise<{ organization: string; token: string }> {
+  const organization = newId("organization");
+  await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
+  await sql`insert into accounts (id, organization_id, name, livemode) values
+    (${main}, ${organization}, 'Measured', true), (${noise}, ${organization}, 'Noise', true)`;
+  const token = (await issueToken(drizzle(sql, { schema }), { accountId: main, kind: "secret", name: "bench" })).token;
+  return { organization, token };
 }

@@ -13,16 +13,14 @@
  * alternating. Prints figures only; asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { compactListCounts } from "@/db/list-totals";
 import { migratePostgres } from "@/db/migrate";
-import * as schema from "@/db/schema";
 import { loadSyntheticObjects, SYNTHETIC_KINDS, type SyntheticKind } from "@/db/synthetic-objects";
-import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
@@ -72,11 +70,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
   try {
     await migratePostgres(database.url);
-    const organization = newId("organization");
-    await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
-    await sql`insert into accounts (id, organization_id, name, livemode) values
-      (${MAIN}, ${organization}, 'Measured', true), (${NOISE}, ${organization}, 'Noise', true)`;
-    const token = (await issueToken(drizzle(sql, { schema }), { accountId: MAIN, kind: "secret", name: "bench" })).token;
+    const { token } = await benchAccounts(sql, MAIN, NOISE);
     app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
     const base = app.baseUrl;
     const post = async (path: string, body: unknown) => {
@@ -110,7 +104,7 @@ async function main(): Promise<void> {
       const path = `/api/${MAIN}/${shape.path.replace("{endpoint}", endpoint)}`;
       const scope = kind === "event_deliveries" ? sql`webhook_endpoint_id = ${endpoint}` : sql`account_id = ${MAIN}`;
       const sample = await sql<{ id: string; parent: string | null }[]>`
-        select id, ${sql.unsafe(shape.parent?.[1] ?? "null")} as parent from ${sql(shape.table)} tablesample system (1) where ${scope} limit 2000`;
+        select id, ${sql.unsafe(shape.parent?.[1] ?? "null")} as parent from ${sql(shape.table)} tablesample system (${Math.min(100, 2_000_000 / OBJECTS)}) where ${scope} limit 2000`;
       const label = (what: string) => `${kind} ${what}`;
       rows.push([label("no filter"), () => path]);
       for (const [name, values] of shape.filters) rows.push([label(name), () => `${path}?${name}=${pick(values)}`]);
