@@ -20,7 +20,7 @@
  * (TEST_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import "./limits";
-import { benchAccounts, elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
@@ -33,7 +33,6 @@ import { createFreshDatabase } from "@/tests/helpers/database";
 import { signInWithPassword } from "@/tests/helpers/sign-in";
 import { Receiver } from "@/tests/helpers/receiver";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
-import { installTestCertificate } from "@/tests/helpers/tls";
 
 const SIZES = option("events", "1000000,10000000")
   .split(",")
@@ -49,15 +48,8 @@ const NOISE = newId("account");
 
 const { pick } = seeded(7);
 
-
-
 async function main(): Promise<void> {
-  installTestCertificate();
-  Object.assign(process.env, {
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
-    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
-  });
+  benchEnvironment();
   const database = await createFreshDatabase("bench_issue10");
   const sql = postgres(database.url, { max: 4, onnotice: () => {} });
   let app: Awaited<ReturnType<typeof startApp>> | undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -5,6 +6,7 @@ import type postgres from "postgres";
 import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
+import { installTestCertificate } from "@/tests/helpers/tls";
 
 /** Shared by the HTTP benchmarks (bench/api.ts, bench/lists.ts): options, seeded picks, load. */
 
@@ -47,6 +49,19 @@ export async function load(
     ],
   });
   return { p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.non2xx + result.errors };
+}
+
+/**
+ * What every app a benchmark starts inherits: the loopback receivers' test certificate trusted,
+ * private networks allowed as webhook targets, fresh secrets.
+ */
+export function benchEnvironment(): void {
+  installTestCertificate();
+  Object.assign(process.env, {
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+  });
 }
 
 /**

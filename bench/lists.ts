@@ -13,8 +13,7 @@
  * alternating. Prints figures only; asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { benchAccounts, elapsed, load, log, option, seeded, type Latency } from "./http";
-import { randomBytes } from "node:crypto";
+import { benchAccounts, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { performance } from "node:perf_hooks";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
@@ -24,7 +23,6 @@ import { loadSyntheticObjects, SYNTHETIC_KINDS, type SyntheticKind } from "@/db/
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
-import { installTestCertificate } from "@/tests/helpers/tls";
 
 const OBJECTS = Number(option("objects", "1000000").replaceAll("_", ""));
 const KINDS = option("kinds", SYNTHETIC_KINDS.join(",")).split(",") as SyntheticKind[];
@@ -34,7 +32,6 @@ const MAIN = newId("account");
 const NOISE = newId("account");
 
 const { random, pick } = seeded(11);
-
 
 /** Each list: its table, API path, status-like filters with their values, and its parent filter. */
 type ListShape = { table: string; path: string; filters: [string, string[]][]; parent?: [string, string] };
@@ -53,12 +50,7 @@ const SHAPES: Record<SyntheticKind, ListShape> = {
 };
 
 async function main(): Promise<void> {
-  installTestCertificate();
-  Object.assign(process.env, {
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
-    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
-  });
+  benchEnvironment();
   const database = await createFreshDatabase("bench_lists");
   const sql = postgres(database.url, { max: 4, onnotice: () => {} });
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
