@@ -271,4 +271,14 @@ describe("list totals", () => {
     expect(left!.n).toBe(0);
     expect(await apiTotal(LISTS.subscriptions!, { status: "paused" }, {})).toBe(await countRows(LISTS.subscriptions!, { status: "paused" }, {}));
   });
+
+  it("are folded in by the server's own compactor within seconds (LIST_COUNT_COMPACTION_MS)", async () => {
+    const created = await merchant.client.post(`/${merchant.accountId}/customers`, { email: "folded@example.com" });
+    expect(created.status).toBe(201);
+    const mine = async () => (await sql<{ n: number }[]>`select count(*)::int as n from list_count_deltas where scope_id = ${merchant.accountId}`)[0]!.n;
+    const deadline = Date.now() + 10_000;
+    while ((await mine()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await mine()).toBe(0);
+    expect(await apiTotal(LISTS.customers!, {}, {})).toBe(await countRows(LISTS.customers!, {}, {}));
+  });
 });
