@@ -35,6 +35,8 @@ const nextConfig: NextConfig = {
   // a fresh clone's first page comes 1.5–3 s sooner (docs/performance.md, issue 15).
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "rate-limiter-flexible", "drizzle-orm", "zod"],
   poweredByHeader: false,
+  // MAX_BODY_BYTES (lib/api/limits.ts), which the HTTP guard enforces before Next.js reads a body.
+  experimental: { serverActions: { bodySizeLimit: "1mb" } },
   async headers() {
     return [{ source: "/((?!api/|reference).*)", headers: PAGE_SECURITY_HEADERS }, { source: "/reference", headers: FRAME_HEADERS }];
   },

@@ -1,13 +1,25 @@
 /**
- * What a request may send (docs/security.md, "Hostile input"): the API's JSON reader
- * (lib/api/validation.ts) enforces the body cap and the nesting bound as it parses.
+ * What a request may send, once for every route (docs/security.md, "Hostile input"). The HTTP
+ * guard (lib/http/guard.ts) enforces the body caps before Next.js reads anything; the API's JSON
+ * reader (lib/api/validation.ts) enforces them again, and the nesting bound, as it parses.
  */
 
 /** Every request body, chunked or not: larger ones are refused with 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Inngest's calls carry a run's event and step results; Inngest caps a step's output at 4 MB and
+ * hands larger run state over through its API, so 4 MiB is what its route needs.
+ */
+export const MAX_INNGEST_BODY_BYTES = 4 * 1024 * 1024;
+
 /** JSON bodies nested deeper than this (arrays and objects) are refused with 400. */
 export const MAX_JSON_DEPTH = 64;
+
+/** The body cap of a path (no query string). */
+export function bodyLimit(pathname: string): number {
+  return pathname === "/api/inngest" || pathname.startsWith("/api/inngest/") ? MAX_INNGEST_BODY_BYTES : MAX_BODY_BYTES;
+}
 
 /**
  * Whether JSON text nests arrays and objects deeper than `max`: one pass over the characters,
