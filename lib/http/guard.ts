@@ -3,6 +3,7 @@ import { bodyLimit } from "@/lib/api/limits";
 import { problemBody } from "@/lib/api/problem";
 import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { log } from "@/lib/log";
 
 /**
  * What must happen before Next.js sees a request, installed on Node's HTTP server from
@@ -12,6 +13,7 @@ import { newId } from "@/lib/ids";
  *   neither the rate limits' client address nor the same-origin check believe a client's claims.
  * - An /api path or query that does not decode (malformed percent-encoding) is answered here with
  *   a problem body: Next.js would answer a plain-text 500 of its own.
+ * - A cross-site server action is refused with 403 (Next.js answers 500 and prints text).
  * - Bodies: every request's body is read here, up to its route's cap (lib/api/limits.ts), before
  *   Next.js sees the request; one over the cap is answered 413 and no more of it is read. Next.js
  *   and next-auth read whole bodies into memory (next-auth's sign-in, before any authentication).
@@ -31,6 +33,7 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
       delete request.headers["x-forwarded-port"];
     }
     if (answeredMalformed(request, response)) return true;
+    if (refusedCrossSiteAction(request, response)) return true;
     return passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
   } as Server["emit"];
 }
@@ -92,6 +95,38 @@ function answeredMalformed(request: IncomingMessage, response: ServerResponse): 
   const detail = `The request ${badPath ? "path" : "query string"} has malformed percent-encoding.`;
   answer(request, response, new ServiceError("bad_request", detail), badPath ? "/api" : path);
   return true;
+}
+
+/**
+ * Next.js refuses a server action whose Origin is not this host (CSRF), but with a 500 and text on
+ * stderr; the same check here answers 403. A possible action is what Next.js treats as one: a POST
+ * outside /api with `Next-Action`, or a form (urlencoded or multipart) posted to a page.
+ */
+function refusedCrossSiteAction(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.method !== "POST") return false;
+  const path = splitOnce(request.url ?? "/", "?")[0];
+  if (isApiPath(path)) return false;
+  const contentType = request.headers["content-type"] ?? "";
+  const possibleAction =
+    request.headers["next-action"] !== undefined || contentType === "application/x-www-form-urlencoded" || contentType.startsWith("multipart/form-data");
+  const origin = request.headers.origin;
+  // Without Origin (not a browser's request), Next.js lets the action through, as before.
+  if (!possibleAction || origin === undefined) return false;
+  const forwardedHost = request.headers["x-forwarded-host"];
+  const hosts = [request.headers.host, (Array.isArray(forwardedHost) ? forwardedHost[0] : forwardedHost)?.split(",")[0]?.trim()];
+  const originHost = hostOf(origin);
+  if (originHost !== undefined && hosts.includes(originHost)) return false;
+  log().warn({ method: request.method, path, origin: origin.slice(0, 200) }, "cross-site server action refused");
+  answer(request, response, new ServiceError("forbidden", "Cross-site request refused: forms and actions must come from this site's pages."), path);
+  return true;
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return origin === "null" ? undefined : new URL(origin).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
