@@ -1,15 +1,15 @@
 import type { NextConfig } from "next";
 
 /**
- * Dashboard pages: no framing (clickjacking), no MIME sniffing, no full URLs in Referer, and a
- * CSP. Next.js's inline bootstrap scripts need 'unsafe-inline' unless every page is rendered per
- * request with a nonce; the pages hold no user-written HTML, so the CSP's work here is to forbid
- * framing, plugins, foreign scripts and foreign form targets (docs/security.md). `next dev` also
- * needs 'unsafe-eval' for fast refresh.
+ * Every response, API JSON included: no MIME sniffing. Dashboard pages: no framing
+ * (clickjacking), no full URLs in Referer, and a CSP. Next.js's inline bootstrap scripts need
+ * 'unsafe-inline' unless every page is rendered per request with a nonce; the pages hold no
+ * user-written HTML, so the CSP's work here is to forbid framing, plugins, foreign scripts and
+ * foreign form targets (docs/security.md). `next dev` also needs 'unsafe-eval' for fast refresh.
  */
+const ALL_HEADERS = [{ key: "X-Content-Type-Options", value: "nosniff" }];
 const FRAME_HEADERS = [
   { key: "X-Frame-Options", value: "DENY" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
 ];
 const CONTENT_SECURITY_POLICY = [
@@ -35,8 +35,14 @@ const nextConfig: NextConfig = {
   // a fresh clone's first page comes 1.5–3 s sooner (docs/performance.md, issue 15).
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "rate-limiter-flexible", "drizzle-orm", "zod"],
   poweredByHeader: false,
+  // MAX_BODY_BYTES (lib/api/limits.ts), which the HTTP guard enforces before Next.js reads a body.
+  experimental: { serverActions: { bodySizeLimit: "1mb" } },
   async headers() {
-    return [{ source: "/((?!api/|reference).*)", headers: PAGE_SECURITY_HEADERS }, { source: "/reference", headers: FRAME_HEADERS }];
+    return [
+      { source: "/:path*", headers: ALL_HEADERS },
+      { source: "/((?!api/|reference).*)", headers: PAGE_SECURITY_HEADERS },
+      { source: "/reference", headers: FRAME_HEADERS },
+    ];
   },
 };
 

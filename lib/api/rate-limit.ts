@@ -13,13 +13,20 @@ import { ServiceError } from "@/lib/errors";
  * A shared count costs a round trip; to keep that off most requests, each process takes points
  * from the shared store in batches (a tenth of the limit) and hands them out locally until the
  * window ends. The shared count therefore stays exact (a batch that crosses the limit is honoured
- * only up to it), and at most a batch per process is reserved but unused at a window's end.
+ * only up to it), and at most a batch per process is reserved but unused at a window's end. The
+ * `remaining` a decision reports is the shared count's, as of this process's last batch.
  */
 
 export type Policy = { name: string; limit: number; windowSeconds: number };
 export type Decision = { allowed: boolean; policy: Policy; remaining: number; resetMs: number };
 
-type Lease = { remaining: number; until: number; exhausted: boolean };
+/**
+ * This process's points of the current window: `remaining` to hand out, and `shared`, what the
+ * shared count had left when they were taken. What a client may still spend is about
+ * `shared + remaining` (exact for one process; another process's unused batch, or what it took
+ * since, puts it off by up to that batch).
+ */
+type Lease = { remaining: number; shared: number; until: number; exhausted: boolean };
 
 class BatchedLimiter {
   private readonly leases = new Map<string, Lease>();
@@ -70,14 +77,20 @@ class BatchedLimiter {
     }
     // Points of this batch that fit under the limit (all of them unless it crossed the limit).
     const granted = Math.max(0, Math.min(batch, limit - (result.consumedPoints - batch)));
-    const next: Lease = { remaining: Math.max(0, granted - 1), until: now + result.msBeforeNext, exhausted: exhausted || granted < batch };
+    const next: Lease = {
+      remaining: Math.max(0, granted - 1),
+      shared: Math.max(0, limit - result.consumedPoints),
+      until: now + result.msBeforeNext,
+      exhausted: exhausted || granted < batch,
+    };
     if (this.leases.size > 10_000) this.sweep(now);
     this.leases.set(key, next);
     return this.decision(granted > 0, next, now);
   }
 
   private decision(allowed: boolean, lease: Lease, now: number): Decision {
-    return { allowed, policy: this.policy, remaining: lease.remaining, resetMs: Math.max(0, lease.until - now) };
+    // The shared quota's remaining points (RateLimit's `r`), not just this process's batch.
+    return { allowed, policy: this.policy, remaining: lease.shared + lease.remaining, resetMs: Math.max(0, lease.until - now) };
   }
 
   private sweep(now: number): void {

@@ -1,8 +1,6 @@
 import type { z } from "zod";
 import { ServiceError, validationFailed, type FieldError } from "@/lib/errors";
-
-/** Requests larger than this are refused with 413 before parsing. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestsDeeperThan } from "./limits";
 
 function fieldName(path: readonly PropertyKey[]): string {
   return path.map(String).join(".");
@@ -60,8 +58,9 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /**
  * Reads the request body as JSON. An empty body stands for `{}` (operations without input);
- * a non-JSON content type is 415; unparseable JSON or a non-object is 400. Also returns the raw
- * text (the idempotency fingerprint is taken over the exact bytes).
+ * a non-JSON content type is 415; unparseable JSON, nesting deeper than MAX_JSON_DEPTH or a
+ * non-object is 400. Also returns the raw text (the idempotency fingerprint is taken over the
+ * exact bytes).
  */
 export async function readJsonObject(request: Request): Promise<{ raw: string; value: unknown }> {
   const declaredLength = Number(request.headers.get("content-length") ?? 0);
@@ -81,6 +80,10 @@ export async function readJsonObject(request: Request): Promise<{ raw: string; v
     throw new ServiceError("unsupported_media_type", "Send the JSON body with 'Content-Type: application/json'.");
   }
   if (text.trim() === "") return { raw: text, value: {} };
+  // Checked on the text, before anything walks the value (zod, the string check below).
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ServiceError("bad_request", `The request body is nested more than ${MAX_JSON_DEPTH} levels deep (arrays and objects).`);
+  }
 
   let parsed: unknown;
   try {
@@ -110,23 +113,32 @@ export function isUnstorable(text: string): boolean {
 /**
  * Refuses NUL and lone surrogates anywhere in a JSON body (values and keys, in `metadata` and
  * `custom_fields` too) with a 422 naming each field, once for every operation rather than in
- * each schema.
+ * each schema. Iterative (an explicit stack), so no depth of nesting can overflow the call stack.
  */
-function assertStorableStrings(body: object): void {
+export function assertStorableStrings(body: object): void {
   const errors: FieldError[] = [];
-  const visit = (value: unknown, path: string[]) => {
+  // Each entry links to its parent's, so a field's name is built only when it is reported.
+  type Entry = { value: unknown; key: string; parent: Entry | null };
+  const nameOf = (entry: Entry): string => {
+    const keys: string[] = [];
+    for (let at: Entry | null = entry; at?.parent; at = at.parent) keys.push(at.key);
+    return fieldName(keys.reverse()) || "(body)";
+  };
+  const pending: Entry[] = [{ value: body, key: "", parent: null }];
+  for (let entry = pending.pop(); entry; entry = pending.pop()) {
+    const { value } = entry;
     if (typeof value === "string") {
-      if (isUnstorable(value)) errors.push({ field: fieldName(path) || "(body)", message: UNSTORABLE_MESSAGE });
-    } else if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, [...path, String(index)]));
+      if (isUnstorable(value)) errors.push({ field: nameOf(entry), message: UNSTORABLE_MESSAGE });
     } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value)) {
-        if (isUnstorable(key)) errors.push({ field: fieldName(path) || "(body)", message: UNSTORABLE_KEY_MESSAGE });
-        else visit(item, [...path, key]);
+      const keys = Object.keys(value);
+      // Pushed in reverse, so the errors come in document order.
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        if (isUnstorable(key)) errors.push({ field: nameOf(entry), message: UNSTORABLE_KEY_MESSAGE });
+        else pending.push({ value: (value as Record<string, unknown>)[key], key, parent: entry });
       }
     }
-  };
-  visit(body, []);
+  }
   if (errors.length > 0) throw validationFailed(errors);
 }
 

@@ -2,6 +2,7 @@ import type { NextAuthOptions } from "next-auth";
 import type { JWT } from "next-auth/jwt";
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
+import { log, safeError } from "@/lib/log";
 import { isSessionCurrent } from "./revocation";
 
 declare module "next-auth" {
@@ -33,6 +34,33 @@ export async function currentToken(token: JWT): Promise<JWT> {
   return (await isSessionCurrent(token.userId, token.sessionVersion)) ? token : {};
 }
 
+/** A token that names no user (revoked on the server): no session at all, not a user with an empty id. */
+class SessionEnded extends Error {
+  constructor() {
+    super("The session was ended on the server (sign-out or password change).");
+    this.name = "SessionEnded";
+  }
+}
+
+/**
+ * next-auth's messages as JSON lines through pino (its own logger prints multi-line text). Errors
+ * are logged through safeError: next-auth's metadata can carry the credentials a request sent.
+ */
+const NEXT_AUTH_LOGGER: NonNullable<NextAuthOptions["logger"]> = {
+  error(code, metadata) {
+    const error = metadata instanceof Error ? metadata : metadata.error;
+    // Expected whenever an old cookie is used: next-auth answers `{}` and clears the cookie.
+    if (error instanceof SessionEnded) return void log().info({ code }, "next-auth: session ended on the server");
+    log().error({ code, err: safeError(error) }, "next-auth error");
+  },
+  warn(code) {
+    log().warn({ code }, "next-auth warning");
+  },
+  debug(code) {
+    log().debug({ code }, "next-auth debug");
+  },
+};
+
 /**
  * What reading a session needs (`getServerSession` on a page): the secret, the cookie's lifetime,
  * and the callbacks that turn a revoked cookie into no session. It imports no sign-in code (users,
@@ -46,15 +74,13 @@ export function sessionOptions(): NextAuthOptions {
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/signin" },
     providers: [],
+    logger: NEXT_AUTH_LOGGER,
     callbacks: {
       jwt: ({ token }) => currentToken(token),
       async session({ session, token }) {
-        session.user = {
-          id: token.userId ?? "",
-          email: token.email ?? "",
-          name: token.name ?? null,
-          organizationId: token.organizationId ?? "",
-        };
+        // next-auth answers a throw here with `{}` (getServerSession: null) and clears the cookie.
+        if (!token.userId || !token.organizationId) throw new SessionEnded();
+        session.user = { id: token.userId, email: token.email ?? "", name: token.name ?? null, organizationId: token.organizationId };
         return session;
       },
     },

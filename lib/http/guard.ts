@@ -1,5 +1,9 @@
 import { Server, type IncomingMessage, type ServerResponse } from "node:http";
+import { bodyLimit } from "@/lib/api/limits";
+import { problemBody } from "@/lib/api/problem";
+import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { log } from "@/lib/log";
 
 /**
  * What must happen before Next.js sees a request, installed on Node's HTTP server from
@@ -9,6 +13,10 @@ import { newId } from "@/lib/ids";
  *   neither the rate limits' client address nor the same-origin check believe a client's claims.
  * - An /api path or query that does not decode (malformed percent-encoding) is answered here with
  *   a problem body: Next.js would answer a plain-text 500 of its own.
+ * - A cross-site server action is refused with 403 (Next.js answers 500 and prints text).
+ * - Bodies: every request's body is read here, up to its route's cap (lib/api/limits.ts), before
+ *   Next.js sees the request; one over the cap is answered 413 and no more of it is read. Next.js
+ *   and next-auth read whole bodies into memory (next-auth's sign-in, before any authentication).
  */
 export function installHttpGuard(options: { trustProxy: boolean }): void {
   const marked = Server.prototype as Server & { [INSTALLED]?: boolean };
@@ -16,48 +24,149 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
   marked[INSTALLED] = true;
   const emit = Server.prototype.emit;
   Server.prototype.emit = function guardedEmit(this: Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "request") {
-      const [request, response] = args as [IncomingMessage, ServerResponse];
-      if (!options.trustProxy) {
-        request.headers["x-forwarded-for"] = request.socket.remoteAddress ?? "unknown";
-        delete request.headers["x-forwarded-host"];
-        delete request.headers["x-forwarded-proto"];
-        delete request.headers["x-forwarded-port"];
-      }
-      if (answeredMalformed(request, response)) return true;
+    if (event !== "request") return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    const [request, response] = args as [IncomingMessage, ServerResponse];
+    if (!options.trustProxy) {
+      request.headers["x-forwarded-for"] = request.socket.remoteAddress ?? "unknown";
+      delete request.headers["x-forwarded-host"];
+      delete request.headers["x-forwarded-proto"];
+      delete request.headers["x-forwarded-port"];
     }
-    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+    if (answeredMalformed(request, response)) return true;
+    if (refusedCrossSiteAction(request, response)) return true;
+    return passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
   } as Server["emit"];
 }
 
 const INSTALLED = Symbol.for("billing-service.http-guard");
 
+function isApiPath(path: string): boolean {
+  return path === "/api" || path.startsWith("/api/");
+}
+
+/** How long a refused connection stays open, unread, for the client to read the answer. */
+const LINGER_MS = 5_000;
+
+/**
+ * After answering without reading the body, read nothing more and close gently. Node would drain
+ * the body (`_dump`) and then destroy the socket at once: a reset that can discard the answer
+ * before a client still sending has read it. Instead the socket stops reading, sends its FIN
+ * after the answer, and is destroyed after LINGER_MS.
+ */
+function closeUnread(request: IncomingMessage): void {
+  const socket = request.socket;
+  request.push = () => false;
+  request._read = () => {};
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}
+
+/** Answers here, before Next.js: a problem body under /api, a plain page elsewhere; the connection closes. */
+function answer(request: IncomingMessage, response: ServerResponse, error: ServiceError, instance: string): void {
+  const requestId = newId("request");
+  const path = splitOnce(request.url ?? "/", "?")[0];
+  const problem = problemBody(error, requestId, instance);
+  const api = isApiPath(path);
+  const body = api ? JSON.stringify(problem) : `${problem.status} ${problem.title}: ${problem.detail}\n`;
+  response.writeHead(problem.status, {
+    "Content-Type": api ? "application/problem+json" : "text/plain; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "X-Request-Id": requestId,
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    ...(api ? { "Access-Control-Allow-Origin": "*" } : {}),
+    // The rest of the request is never read: the connection cannot carry another one.
+    Connection: "close",
+  });
+  closeUnread(request);
+  response.end(body);
+}
+
 function answeredMalformed(request: IncomingMessage, response: ServerResponse): boolean {
   const url = request.url ?? "/";
-  if (!url.startsWith("/api/") && url !== "/api") return false;
-  const [path = "", query = ""] = splitOnce(url, "?");
+  const [path, query] = splitOnce(url, "?");
+  if (!isApiPath(path)) return false;
   const badPath = !decodes(path, (part) => decodeURIComponent(part));
   // Query values decode leniently (URLSearchParams), but a stray % is still a client error.
   const badQuery = !decodes(query, (part) => decodeURIComponent(part.replace(/\+/g, " ")));
   if (!badPath && !badQuery) return false;
-  const requestId = newId("request");
-  const body = JSON.stringify({
-    type: "about:blank",
-    title: "Bad Request",
-    status: 400,
-    detail: `The request ${badPath ? "path" : "query string"} has malformed percent-encoding.`,
-    instance: badPath ? "/api" : path,
-    request_id: requestId,
-  });
-  request.resume();
-  response.writeHead(400, {
-    "Content-Type": "application/problem+json",
-    "Content-Length": Buffer.byteLength(body),
-    "X-Request-Id": requestId,
-    "Cache-Control": "no-store",
-    "Access-Control-Allow-Origin": "*",
-  });
-  response.end(body);
+  const detail = `The request ${badPath ? "path" : "query string"} has malformed percent-encoding.`;
+  answer(request, response, new ServiceError("bad_request", detail), badPath ? "/api" : path);
+  return true;
+}
+
+/**
+ * Next.js refuses a server action whose Origin is not this host (CSRF), but with a 500 and text on
+ * stderr; the same check here answers 403. A possible action is what Next.js treats as one: a POST
+ * outside /api with `Next-Action`, or a form (urlencoded or multipart) posted to a page.
+ */
+function refusedCrossSiteAction(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.method !== "POST") return false;
+  const path = splitOnce(request.url ?? "/", "?")[0];
+  if (isApiPath(path)) return false;
+  const contentType = request.headers["content-type"] ?? "";
+  const possibleAction =
+    request.headers["next-action"] !== undefined || contentType === "application/x-www-form-urlencoded" || contentType.startsWith("multipart/form-data");
+  const origin = request.headers.origin;
+  // Without Origin (not a browser's request), Next.js lets the action through, as before.
+  if (!possibleAction || origin === undefined) return false;
+  const forwardedHost = request.headers["x-forwarded-host"];
+  const hosts = [request.headers.host, (Array.isArray(forwardedHost) ? forwardedHost[0] : forwardedHost)?.split(",")[0]?.trim()];
+  const originHost = hostOf(origin);
+  if (originHost !== undefined && hosts.includes(originHost)) return false;
+  log().warn({ method: request.method, path, origin: origin.slice(0, 200) }, "cross-site server action refused");
+  answer(request, response, new ServiceError("forbidden", "Cross-site request refused: forms and actions must come from this site's pages."), path);
+  return true;
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return origin === "null" ? undefined : new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hands the request to Next.js once its whole body has arrived within the route's cap, or answers
+ * 413 as soon as the declared length or the bytes received pass it. The HTTP parser feeds the
+ * body through `request.push`; held here, the chunks go to Next.js unchanged, in order, followed
+ * by the end. Refusing, push answers false, so Node stops reading the socket.
+ */
+function passWithinLimit(request: IncomingMessage, response: ServerResponse, pass: () => boolean): boolean {
+  const declared = request.headers["content-length"];
+  const chunked = request.headers["transfer-encoding"] !== undefined;
+  if (!chunked && (declared === undefined || Number(declared) === 0)) return pass();
+  const path = splitOnce(request.url ?? "/", "?")[0];
+  const limit = bodyLimit(path);
+  const tooLarge = () => answer(request, response, new ServiceError("payload_too_large", `The request body exceeds ${limit} bytes.`), path);
+  if (declared !== undefined && Number(declared) > limit) {
+    tooLarge();
+    return true;
+  }
+  const push = request.push;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  request.push = (chunk: Buffer | null, encoding?: BufferEncoding): boolean => {
+    if (chunk === null) {
+      // Complete: back to the stream's own push, which gets everything in order, then Next.js.
+      delete (request as { push?: unknown }).push;
+      for (const held of chunks) push.call(request, held, encoding);
+      push.call(request, null);
+      pass();
+      return false;
+    }
+    received += chunk.length;
+    if (received > limit) {
+      chunks.length = 0;
+      tooLarge();
+      return false;
+    }
+    chunks.push(chunk);
+    return true;
+  };
   return true;
 }
 

@@ -9,7 +9,7 @@ import { newMerchant, type Merchant } from "../helpers/merchant";
 /**
  * Requests generated from the OpenAPI document: bodies, query strings and path parameters that
  * follow each operation's schemas, mixed with hostile values (NUL, lone surrogates, huge and
- * odd numbers, unknown fields, wrong types). Whatever is sent: never a 5xx, every error is a
+ * odd numbers, unknown fields, wrong types, nesting up to 10,000 levels). Whatever is sent: never a 5xx, every error is a
  * problem body with a request id, and a refused request changes nothing (no event carries its
  * request id: every state change emits one).
  */
@@ -25,9 +25,31 @@ function hostileString(): fc.Arbitrary<string> {
   return fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ unit: "binary", maxLength: 20 }));
 }
 
+/**
+ * Arrays or objects nested `depth` levels, written as JSON text by `encode` (JSON.stringify and
+ * fast-check's printer recurse, and 10,000 levels overflow them).
+ */
+class Nested {
+  constructor(
+    readonly depth: number,
+    readonly asObject: boolean,
+  ) {}
+  json(): string {
+    return this.asObject ? `${'{"a":'.repeat(this.depth)}"\\u0000"${"}".repeat(this.depth)}` : `${"[".repeat(this.depth)}"\\u0000"${"]".repeat(this.depth)}`;
+  }
+}
+
+/** JSON.stringify, with each Nested written out in place. */
+function encode(value: unknown): string {
+  const nested: Nested[] = [];
+  const text = JSON.stringify(value, (_key, item: unknown) => (item instanceof Nested ? `\u0001nested${nested.push(item) - 1}` : item));
+  return text.replace(/"\\u0001nested(\d+)"/g, (_match, index: string) => nested[Number(index)]!.json());
+}
+
 function hostileValue(): fc.Arbitrary<unknown> {
   return fc.oneof(
     hostileString(),
+    fc.tuple(fc.constantFrom(63, 64, 65, 2_000, 10_000), fc.boolean()).map(([depth, asObject]) => new Nested(depth, asObject)),
     fc.constantFrom(-1, 0, 1.5, 2 ** 53, -(2 ** 63), 1e308, true, null),
     fc.constant([]),
     fc.constant({ nested: { deeper: "\u0000" } }),
@@ -153,11 +175,11 @@ describe("OpenAPI-driven fuzzing", () => {
           const response = await fetch(`${apiBaseUrl()}${url}${qs ? `?${qs}` : ""}`, {
             method,
             headers: { Authorization: `Bearer ${merchant.secret.token}`, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
-            body: body !== undefined ? JSON.stringify(body) : undefined,
+            body: body !== undefined ? encode(body) : undefined,
           });
           sent++;
           const text = await response.text();
-          const where = `${method} ${url}${qs ? `?${qs}` : ""} ${JSON.stringify(body)?.slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
+          const where = `${method} ${url}${qs ? `?${qs}` : ""} ${body === undefined ? "" : encode(body).slice(0, 300)} → ${response.status} ${text.slice(0, 300)}`;
           if (response.status >= 500) failures.push(where);
           if (response.status >= 400) {
             expect(response.headers.get("content-type"), where).toBe("application/problem+json");

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { apiBaseUrl, chunkedCustomerPost, type ApiResponse } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { signedInUser } from "../helpers/session";
 
 /** Sends a request line exactly as given (fetch and URL would normalize a malformed path). */
 async function rawGet(path: string, token: string): Promise<ApiResponse> {
@@ -62,6 +63,35 @@ describe("hostile input never yields a 5xx", () => {
     expect((await merchant.client.post("/customers", { email: "pair@example.com", name: "😀" })).status).toBe(201);
     expect((await merchant.client.get("/customers")).body.total).toBe(1);
     expect((await merchant.client.get(`/${merchant.accountId}/events`)).body.total).toBe(1);
+  });
+
+  it("refuses JSON nested deeper than 64 levels with a 400 naming the limit, never a 500", async () => {
+    const merchant = await newMerchant();
+    for (const depth of [65, 2_000, 10_000]) {
+      for (const [open, close] of [["[", "]"], ['{"a":', "}"]] as const) {
+        const response = await merchant.client.request("POST", "/customers", {
+          rawBody: `{"email":${open.repeat(depth)}1${close.repeat(depth)}}`,
+          headers: { "Content-Type": "application/json" },
+        });
+        expectProblem(response, 400, /nested more than 64 levels/);
+      }
+    }
+    // Brackets inside strings are text, not nesting; 64 levels are allowed (and fail the schema).
+    expect((await merchant.client.post("/customers", { email: "deep@example.com", name: "[{".repeat(50) })).status).toBe(201);
+    const sixtyFour = await merchant.client.request("POST", "/customers", {
+      rawBody: `{"email":${"[".repeat(63)}1${"]".repeat(63)}}`,
+      headers: { "Content-Type": "application/json" },
+    });
+    expectProblem(sixtyFour, 422);
+    // A dashboard session's request goes through the same reader.
+    const { live, cookie } = await signedInUser();
+    const base = new URL(apiBaseUrl()).origin;
+    const dashboard = await fetch(`${base}/api/${live.id}/customers`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: base, "Content-Type": "application/json" },
+      body: `{"email":${"[".repeat(2000)}${"]".repeat(2000)}}`,
+    });
+    expect(dashboard.status).toBe(400);
   });
 
   it("answers NUL in a path segment with 404 and in a query parameter with 400", async () => {

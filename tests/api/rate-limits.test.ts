@@ -11,6 +11,21 @@ import { startApp, type RunningApp } from "../helpers/server";
  */
 const LIMIT = 8;
 
+function remainingOf(response: ApiResponse): number {
+  return Number(/;r=(\d+);/.exec(response.headers.get("ratelimit") ?? "")?.[1] ?? NaN);
+}
+
+/** Alternates between two instances; repeats if the machine was too slow to stay in one window. */
+async function burst(apps: [RunningApp, RunningApp], send: (app: RunningApp) => Promise<ApiResponse>, count: number): Promise<ApiResponse[]> {
+  for (let attempt = 0; ; attempt++) {
+    const started = Date.now();
+    const responses: ApiResponse[] = [];
+    for (let i = 0; i < count; i++) responses.push(await send(apps[i % 2]!));
+    if (Date.now() - started < 900 || attempt === 3) return responses;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  }
+}
+
 describe("rate limits", () => {
   let first: RunningApp;
   let second: RunningApp;
@@ -23,23 +38,16 @@ describe("rate limits", () => {
     await Promise.all([first?.stop(), second?.stop()]);
   });
 
-  /** Alternates between the two instances; repeats if the machine was too slow to stay in one window. */
-  async function burst(send: (app: RunningApp) => Promise<ApiResponse>, count: number): Promise<ApiResponse[]> {
-    for (let attempt = 0; ; attempt++) {
-      const started = Date.now();
-      const responses: ApiResponse[] = [];
-      for (let i = 0; i < count; i++) responses.push(await send(i % 2 === 0 ? first : second));
-      if (Date.now() - started < 900 || attempt === 3) return responses;
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-    }
-  }
+  const burstBoth = (send: (app: RunningApp) => Promise<ApiResponse>, count: number) => burst([first, second], send, count);
 
   it("shares one token's limit across instances and answers 429 with Retry-After and RateLimit fields", async () => {
     const merchant = await newMerchant();
-    const responses = await burst((app) => api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT + 2);
+    const responses = await burstBoth((app) => api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT + 2);
     expect(responses.slice(0, LIMIT).map((r) => r.status)).toEqual(Array(LIMIT).fill(200));
     expect(responses[0]!.headers.get("ratelimit-policy")).toBe(`"token";q=${LIMIT};w=1`);
     expect(responses[0]!.headers.get("ratelimit")).toMatch(/^"token";r=\d+;t=[01]$/);
+    // What is left of the shared quota, whichever instance answers (a batch is one point here).
+    expect(responses.slice(0, LIMIT).map((r) => remainingOf(r))).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
     // Each instance alone served only half the limit: the refusals prove the count is shared.
     for (const refused of responses.slice(LIMIT)) {
       expectProblem(refused, 429, /Too many requests with this credential/);
@@ -56,12 +64,12 @@ describe("rate limits", () => {
 
   it("limits a sandbox token to a quarter, and requests without valid credentials per address", async () => {
     const merchant = await newMerchant();
-    const sandbox = await burst((app) => api(merchant.sandboxSecret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 1);
+    const sandbox = await burstBoth((app) => api(merchant.sandboxSecret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 1);
     expect(sandbox.map((r) => r.status)).toEqual([...Array(LIMIT / 4).fill(200), 429]);
     expect(sandbox[0]!.headers.get("ratelimit-policy")).toBe(`"sandbox-token";q=${LIMIT / 4};w=1`);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const guesses = await burst((app) => api("st_prod_00000000000000000000000000000000", `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 2);
+    const guesses = await burstBoth((app) => api("st_prod_00000000000000000000000000000000", `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 2);
     expect(guesses.slice(0, LIMIT / 4).map((r) => r.status)).toEqual(Array(LIMIT / 4).fill(401));
     for (const refused of guesses.slice(LIMIT / 4)) {
       expectProblem(refused, 429, /from this address without valid credentials/);
@@ -72,5 +80,38 @@ describe("rate limits", () => {
       headers: { "X-Forwarded-For": "203.0.113.9" },
     });
     expect(forged.status).toBe(429);
+  });
+});
+
+/**
+ * With a limit of 100 each instance takes its points from the shared count ten at a time; the
+ * RateLimit field still reports the shared quota's remaining points (not what is left of the
+ * instance's batch), off by at most the other instance's batch.
+ */
+describe("RateLimit remaining with batches", () => {
+  const limit = 100;
+  const batch = limit / 10;
+  let first: RunningApp;
+  let second: RunningApp;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: inject("databaseUrl"), RATE_LIMIT_PER_SECOND: String(limit) };
+    [first, second] = await Promise.all([startApp(env), startApp(env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([first?.stop(), second?.stop()]);
+  });
+
+  it("reports the shared quota's remaining count, within a batch, from either instance", async () => {
+    const merchant = await newMerchant();
+    const responses = await burst([first, second], (app) => api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers"), 12);
+    expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
+    responses.forEach((response, i) => {
+      const exact = limit - 1 - i;
+      // Each instance knows the shared count as of its last batch: off by at most the other's batch.
+      expect(Math.abs(remainingOf(response) - exact), `request ${i + 1}: r=${remainingOf(response)}, exact ${exact}`).toBeLessThanOrEqual(batch);
+    });
+    // The first answer of a fresh window: one point used of a hundred.
+    expect(remainingOf(responses[0]!)).toBe(limit - 1);
   });
 });
