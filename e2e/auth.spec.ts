@@ -37,3 +37,19 @@ test("sign in, a wrong password, sign out", async ({ page }) => {
     await expect(page.getByRole("link", { name, exact: true })).toBeVisible();
   }
 });
+
+test("a hostile callbackUrl does not leave the site: signing in lands on the dashboard", async ({ page }) => {
+  const merchant = await signUp(page);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  // Protocol-relative, as a phishing link spells it; the browser would resolve it to that host.
+  await page.goto(`${baseUrl()}/signin?callbackUrl=%2F%2Fattacker.example%2Fphish`);
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+  await page.getByLabel("Email").fill(merchant.email);
+  await page.getByLabel("Password").fill(merchant.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/accounts/"));
+  expect(new URL(page.url()).origin).toBe(new URL(baseUrl()).origin);
+  await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}$`));
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
