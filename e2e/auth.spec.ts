@@ -53,3 +53,13 @@ test("a hostile callbackUrl does not leave the site: signing in lands on the das
   await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}$`));
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
 });
+
+test("a new organization is not billed by default: the overview says payments are allowed, CIT and MIT explained on hover", async ({ page }) => {
+  await signUp(page);
+  const card = page.locator("section").filter({ has: page.getByRole("heading", { name: "Payments", exact: true }) });
+  await expect(page.getByTestId("billing-status")).toHaveText("Payments allowed");
+  await expect(page.getByTestId("billing-status-reason")).toHaveText("Your organization is not billed for using this service.");
+  await expect(card.getByText(/Trial/)).toHaveCount(0);
+  await expect(page.getByTitle(/^Customer-initiated transactions \(CIT\)/)).toHaveText(/Allowed/);
+  await expect(page.getByTitle(/^Merchant-initiated transactions \(MIT\)/)).toHaveText(/Allowed/);
+});
