@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { baseUrl, signUp } from "./fixtures";
 
@@ -51,6 +52,20 @@ test("a hostile callbackUrl does not leave the site: signing in lands on the das
   await page.waitForURL((url) => url.pathname.startsWith("/accounts/"));
   expect(new URL(page.url()).origin).toBe(new URL(baseUrl()).origin);
   await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}$`));
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
+
+test("a hostile callbackUrl on the sign-up page does not leave the site either", async ({ page }) => {
+  // Backslash form: browsers read `/\host` as `//host`.
+  await page.goto(`${baseUrl()}/signup?callbackUrl=%2F%5Cattacker.example%2Fphish`);
+  await expect(page.getByRole("button", { name: "Create account" })).toBeEnabled();
+  await page.getByLabel("Your name").fill("Ada Merchant");
+  await page.getByLabel("Company").fill("Acme");
+  await page.getByLabel("Email").fill(`e2e-${randomBytes(6).toString("hex")}@example.com`);
+  await page.getByLabel("Password").fill("correct horse battery staple");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/accounts/"));
+  expect(new URL(page.url()).origin).toBe(new URL(baseUrl()).origin);
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
 });
 
