@@ -19,8 +19,8 @@ export async function signInWithPassword(email: string, password: string): Promi
 async function attempt(email: string, password: string): Promise<SignInAnswer> {
   try {
     const csrf = await fetch("/api/auth/csrf", { cache: "no-store", credentials: "same-origin" });
-    const { csrfToken } = (await csrf.json()) as { csrfToken?: unknown };
-    if (!csrf.ok || typeof csrfToken !== "string") {
+    const { csrfToken } = (csrf.ok ? await csrf.json().catch(() => ({})) : {}) as { csrfToken?: unknown };
+    if (typeof csrfToken !== "string") {
       return { kind: "refused", message: `Sign-in is unavailable (the server answered HTTP ${csrf.status}). Try again.` };
     }
     const response = await fetch("/api/auth/callback/credentials", {
