@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { baseUrl, signUp } from "./fixtures";
 
@@ -36,4 +37,44 @@ test("sign in, a wrong password, sign out", async ({ page }) => {
   for (const name of ["API tokens", "Webhooks", "Events"]) {
     await expect(page.getByRole("link", { name, exact: true })).toBeVisible();
   }
+});
+
+test("a hostile callbackUrl does not leave the site: signing in lands on the dashboard", async ({ page }) => {
+  const merchant = await signUp(page);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  // Protocol-relative, as a phishing link spells it; the browser would resolve it to that host.
+  await page.goto(`${baseUrl()}/signin?callbackUrl=%2F%2Fattacker.example%2Fphish`);
+  await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
+  await page.getByLabel("Email").fill(merchant.email);
+  await page.getByLabel("Password").fill(merchant.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/accounts/"));
+  expect(new URL(page.url()).origin).toBe(new URL(baseUrl()).origin);
+  await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}$`));
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
+
+test("a hostile callbackUrl on the sign-up page does not leave the site either", async ({ page }) => {
+  // Backslash form: browsers read `/\host` as `//host`.
+  await page.goto(`${baseUrl()}/signup?callbackUrl=%2F%5Cattacker.example%2Fphish`);
+  await expect(page.getByRole("button", { name: "Create account" })).toBeEnabled();
+  await page.getByLabel("Your name").fill("Ada Merchant");
+  await page.getByLabel("Company").fill("Acme");
+  await page.getByLabel("Email").fill(`e2e-${randomBytes(6).toString("hex")}@example.com`);
+  await page.getByLabel("Password").fill("correct horse battery staple");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/accounts/"));
+  expect(new URL(page.url()).origin).toBe(new URL(baseUrl()).origin);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
+
+test("a new organization is not billed by default: the overview says payments are allowed, CIT and MIT explained on hover", async ({ page }) => {
+  await signUp(page);
+  const card = page.locator("section").filter({ has: page.getByRole("heading", { name: "Payments", exact: true }) });
+  await expect(page.getByTestId("billing-status")).toHaveText("Payments allowed");
+  await expect(page.getByTestId("billing-status-reason")).toHaveText("Your organization is not billed for using this service.");
+  await expect(card.getByText(/Trial/)).toHaveCount(0);
+  await expect(page.getByTitle(/^Customer-initiated transactions \(CIT\)/)).toHaveText(/Allowed/);
+  await expect(page.getByTitle(/^Merchant-initiated transactions \(MIT\)/)).toHaveText(/Allowed/);
 });

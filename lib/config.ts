@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   INNGEST_SIGNING_KEY: z.string().optional(),
   CHANGE_PLAN_DEPRECATED_AT: z.string().optional(),
   CHANGE_PLAN_SUNSET_AT: z.string().optional(),
+  PLATFORM_BILLING: z.enum(["on", "off"]).default("off"),
   PLATFORM_BILLING_MODE: z.enum(["live", "sandbox"]).default("live"),
   PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
@@ -85,6 +86,11 @@ export type Config = {
   changePlan: DeprecationWindow;
   /** How the platform bills its merchant organizations (lib/platform). */
   platform: {
+    /**
+     * Whether the platform bills its merchant organizations (`PLATFORM_BILLING=on`). Off by default:
+     * a self-hosted install is run by its owner, who owes it nothing; every organization reads `exempt`.
+     */
+    billing: boolean;
     /** Which of the platform's accounts holds the merchants' subscriptions; `sandbox` lets its test clock run them. */
     billingMode: "live" | "sandbox";
     plan: { amountAtom: number; currency: string };
@@ -241,6 +247,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       CHANGE_PLAN_DEPRECATED_AT_DEFAULT,
     ),
     platform: {
+      billing: env.PLATFORM_BILLING === "on",
       billingMode: env.PLATFORM_BILLING_MODE,
       plan: { amountAtom: env.PLATFORM_PLAN_AMOUNT_ATOM, currency: env.PLATFORM_PLAN_CURRENCY },
       trialDays: env.PLATFORM_TRIAL_DAYS,

@@ -80,7 +80,8 @@ export async function seedDemo(db: Database): Promise<SeedResult> {
       },
     };
   });
-  // The demo organization trials the platform like any new organization (idempotent on re-runs).
+  // The demo organization is enrolled like any new organization: trialing when platform billing is
+  // on, nothing otherwise (idempotent on re-runs).
   await enrollOrganization({ organizationId, email: DEMO_EMAIL, name: "Demo Company" });
   return result;
 }

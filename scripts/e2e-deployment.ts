@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
+import { RATE_LIMIT_TEST_ENV } from "../tests/setup/api-server";
 
 /**
  * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
@@ -32,6 +33,9 @@ try {
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
     // As in production, and explicitly so an exported variable cannot open loopback to it.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false",
+    // Lifted as for the in-process app: every spec signs up from this one address, and on a slow
+    // machine a minute holds more than the default 30 sign-ups per address.
+    ...RATE_LIMIT_TEST_ENV,
   });
   console.log(`The deployment under test: ${deployment.baseUrl}`);
   try {

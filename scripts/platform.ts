@@ -21,6 +21,9 @@ if (command === "token") {
   // With --json, stdout carries exactly one JSON object.
   if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify({ account_id: token.accountId, token: token.token })}\n`);
   else console.log(`Operator token for platform account ${token.accountId} (shown once):\n${token.token}`);
+} else if (command === "enroll" && !config().platform.billing) {
+  console.error("Platform billing is off (PLATFORM_BILLING is not `on`): there is nothing to enroll.");
+  process.exitCode = 1;
 } else if (command === "enroll") {
   const db = await getDb();
   const pending = await db.select().from(organizations).where(isNull(organizations.platformCustomerId));

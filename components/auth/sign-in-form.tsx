@@ -5,10 +5,12 @@ import { useSearchParams } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import { Button, Field, inputClass } from "@/components/ui";
+import { safeRedirectPath } from "@/lib/auth/safe-redirect";
 import { AuthFrame, noSubscription } from "./auth-frame";
+import { signInWithPassword } from "./password-sign-in";
 
 export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
-  const callbackUrl = useSearchParams().get("callbackUrl") ?? "/";
+  const callbackUrl = useSearchParams().get("callbackUrl");
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   // Until hydrated, a submit would be a plain form post: keep the button disabled till then.
@@ -19,15 +21,15 @@ export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
     const form = new FormData(event.currentTarget);
     setPending(true);
     setError(null);
-    const result = await signIn("credentials", {
-      email: String(form.get("email")),
-      password: String(form.get("password")),
-      redirect: false,
-    });
-    setPending(false);
-    if (!result || result.error) setError("Wrong email or password.");
-    // A full navigation, so the server renders the dashboard with the new session cookie.
-    else window.location.assign(callbackUrl.startsWith("/") ? callbackUrl : "/");
+    const result = await signInWithPassword(String(form.get("email")), String(form.get("password")));
+    if (!result.ok) {
+      setPending(false);
+      setError(result.message);
+      return;
+    }
+    // A full navigation, so the server renders the dashboard with the new session cookie; only to
+    // a path on this site, whatever ?callbackUrl= says.
+    window.location.assign(safeRedirectPath(callbackUrl, window.location.origin));
   }
 
   return (
@@ -36,7 +38,7 @@ export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
       footer={
         <>
           New here?{" "}
-          <Link className="font-medium underline" href="/signup">
+          <Link className="font-medium underline" href={callbackUrl ? `/signup?${new URLSearchParams({ callbackUrl })}` : "/signup"}>
             Create an account
           </Link>
         </>
@@ -59,7 +61,7 @@ export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
         </Button>
       </form>
       {githubEnabled && (
-        <Button variant="secondary" className="mt-3 w-full" onClick={() => signIn("github", { callbackUrl: "/" })}>
+        <Button variant="secondary" className="mt-3 w-full" onClick={() => signIn("github", { callbackUrl: safeRedirectPath(callbackUrl, window.location.origin) })}>
           Sign in with GitHub
         </Button>
       )}

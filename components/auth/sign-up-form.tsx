@@ -1,13 +1,16 @@
 "use client";
 
 import Link from "next/link";
-import { signIn } from "next-auth/react";
+import { useSearchParams } from "next/navigation";
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import { signUpAction, type SignUpResult } from "@/app/signup/actions";
 import { Button, Field, inputClass } from "@/components/ui";
+import { safeRedirectPath } from "@/lib/auth/safe-redirect";
 import { AuthFrame, noSubscription } from "./auth-frame";
+import { signInWithPassword } from "./password-sign-in";
 
 export function SignUpForm() {
+  const callbackUrl = useSearchParams().get("callbackUrl");
   const [failure, setFailure] = useState<Extract<SignUpResult, { ok: false }> | null>(null);
   const [pending, setPending] = useState(false);
   // Until hydrated, a submit would be a plain form post: keep the button disabled till then.
@@ -31,9 +34,16 @@ export function SignUpForm() {
       setPending(false);
       return;
     }
-    await signIn("credentials", { email: input.email, password: input.password, redirect: false });
-    // A full navigation, so the server renders the dashboard with the new session cookie.
-    window.location.assign(new URL("/", window.location.origin));
+    const signedIn = await signInWithPassword(input.email, input.password);
+    if (!signedIn.ok) {
+      // The account exists: say so, with why this session did not start.
+      setFailure({ ok: false, message: `Your account was created, but signing in failed: ${signedIn.message}`, errors: [] });
+      setPending(false);
+      return;
+    }
+    // A full navigation, so the server renders the dashboard with the new session cookie; only to
+    // a path on this site, whatever ?callbackUrl= says.
+    window.location.assign(safeRedirectPath(callbackUrl, window.location.origin));
   }
 
   return (
@@ -42,7 +52,7 @@ export function SignUpForm() {
       footer={
         <>
           Already have an account?{" "}
-          <Link className="font-medium underline" href="/signin">
+          <Link className="font-medium underline" href={callbackUrl ? `/signin?${new URLSearchParams({ callbackUrl })}` : "/signin"}>
             Sign in
           </Link>
         </>

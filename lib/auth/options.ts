@@ -4,6 +4,7 @@ import GitHubProvider from "next-auth/providers/github";
 import { config } from "@/lib/config";
 import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
 import { currentSessionVersion, revokeSessions } from "./revocation";
+import { safeRedirectPath } from "./safe-redirect";
 import { currentToken, sessionOptions } from "./session-options";
 import { findOrCreateOAuthUser, verifyCredentials } from "./users";
 
@@ -41,6 +42,11 @@ export function authOptions(): NextAuthOptions {
     },
     callbacks: {
       ...reading.callbacks,
+      // Every redirect next-auth makes (sign-in, OAuth callbacks, sign-out) stays on this site.
+      redirect({ url, baseUrl }) {
+        const origin = new URL(baseUrl).origin;
+        return `${origin}${safeRedirectPath(url, origin)}`;
+      },
       async jwt({ token, user, account }) {
         if (user && account?.provider === "credentials") {
           token.userId = user.id;

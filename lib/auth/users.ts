@@ -40,7 +40,8 @@ export async function signUp(input: z.input<typeof SignUpInput>): Promise<Sessio
 }
 
 /**
- * A new organization starts trialing the platform. Enrollment runs after the organization is
+ * With platform billing on, a new organization starts trialing the platform (off, the default,
+ * enrollment does nothing). Enrollment runs after the organization is
  * committed; should it fail, sign-up still succeeds and the organization reads `orphaned` (its
  * billing status says exactly that) until `npm run platform -- enroll` finishes it.
  */

@@ -28,6 +28,8 @@ export const BillingStatus = z
       "| cancelled, no_subscription, orphaned (or null) | no | no |",
       "",
       "`cit_allowed` = `cit_processing_enabled` AND the status allows CIT; likewise for MIT.",
+      "",
+      "Unless the operator turned platform billing on (`PLATFORM_BILLING=on`), no organization is billed and every one reads `exempt`; the operator's own organization is always `exempt`.",
     ].join("\n"),
   });
 

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, organizations } from "@/db/schema";
+import { config } from "@/lib/config";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { ensurePlatform, isPlatformOrganization, platformContext, platformStanding } from "@/lib/platform/service";
@@ -84,9 +85,14 @@ async function standingOf(organization: OrganizationRow) {
     mitProcessingEnabled: organization.mitProcessingEnabled,
   };
   const none = { trialEnd: null, subscriptionEnd: null, customerId: null, subscriptionId: null };
+  // Platform billing off (the default, a self-hosted install): no organization owes anything.
+  if (!config().platform.billing) {
+    return { now: realNow(), standing: { ...switches, ...none, billingStatus: "exempt" as const }, ...none };
+  }
   const platform = await ensurePlatform();
   const now = (await platformContext(platform)).now();
-  if (organization.billingExempt || isPlatformOrganization(organization.id)) {
+  // The operator's own organization (the platform's) never bills itself.
+  if (organization.billingExempt || organization.platform || isPlatformOrganization(organization.id)) {
     return { now, standing: { ...switches, ...none, billingStatus: "exempt" as const }, ...none };
   }
   const { customer, subscription } = organization.platformCustomerId

@@ -96,13 +96,15 @@ export async function platformContext(platform: PlatformBilling): Promise<Servic
 }
 
 /**
- * Enrolls a merchant organization in platform billing: its customer on the billing account, then
- * a trialing subscription to the plan (no invoice until the trial ends). Each step is skipped when
- * already done, so running it again finishes an enrollment that was cut short. Called after the
- * organization is committed; if it fails, the organization reads `orphaned` (no customer) or
- * `no_subscription` until it is run again.
+ * Enrolls a merchant organization in platform billing when it is on (`PLATFORM_BILLING=on`): its
+ * customer on the billing account, then a trialing subscription to the plan (no invoice until the
+ * trial ends). Each step is skipped when already done, so running it again finishes an enrollment
+ * that was cut short. Called after the organization is committed; if it fails, the organization
+ * reads `orphaned` (no customer) or `no_subscription` until it is run again.
  */
 export async function enrollOrganization(input: { organizationId: string; email: string; name: string }): Promise<void> {
+  // Platform billing off (the default): nobody is billed, so there is nothing to enroll in.
+  if (!config().platform.billing) return;
   const platform = await ensurePlatform();
   if (isPlatformOrganization(input.organizationId)) return;
   const ctx = await platformContext(platform);

@@ -26,8 +26,10 @@ describe("billing status across trial → active → past_due → cancelled", ()
   beforeAll(async () => {
     database = await createFreshDatabase("lifecycle");
     await migratePostgres(database.url);
-    const env = { ...process.env, DATABASE_URL: database.url, PLATFORM_BILLING_MODE: "sandbox" };
-    app = await startApp({ DATABASE_URL: database.url, PLATFORM_BILLING_MODE: "sandbox" });
+    // Platform billing on (off by default), for the app and for the seed that enrolls the merchant.
+    const billing = { PLATFORM_BILLING: "on", PLATFORM_BILLING_MODE: "sandbox" };
+    const env = { ...process.env, DATABASE_URL: database.url, ...billing };
+    app = await startApp({ DATABASE_URL: database.url, ...billing });
     const base = `${app.baseUrl}/api`;
     // As an operator sets it up: the seed makes a merchant organization, `npm run platform` an operator token.
     const seeded = JSON.parse((await run("npm", ["run", "--silent", "seed", "--", "--json"], { cwd: PROJECT_ROOT, env })).stdout);

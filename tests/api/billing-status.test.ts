@@ -4,6 +4,8 @@ import { newMerchant, setOrganizationStanding } from "../helpers/merchant";
 import { newOperator } from "../helpers/operator";
 import { expectProblem } from "../helpers/problem";
 
+// The shared test app runs with PLATFORM_BILLING=on (tests/setup/api-server.ts); off, the default,
+// is tests/api/platform-billing-off.test.ts.
 let operator: Awaited<ReturnType<typeof newOperator>>;
 beforeAll(async () => {
   operator = await newOperator();
@@ -122,6 +124,13 @@ describe("POST /{account_id}/billing-status (operators)", () => {
     expect((await merchant.client.get(`/${merchant.accountId}/billing-status`)).body.billing_status).toBe("exempt");
     await operatorView(merchant.accountId, { billing_exempt: false });
     expect((await merchant.client.get(`/${merchant.accountId}/billing-status`)).body.billing_status).toBe("trialing");
+  });
+
+  it("never bills the operator's own organization (the platform's): it is exempt, with no platform customer", async () => {
+    const own = await operator.client.get(`/${operator.accountId}/billing-status`);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ billing_status: "exempt", cit_allowed: true, mit_allowed: true, trial_end: null });
+    expect(await operatorView(operator.accountId)).toMatchObject({ billing_status: "exempt", platform_customer: null, platform_subscription: null });
   });
 
   it("refuses every token but an operator's, and changes nothing", async () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { organizationAccounts, signUp } from "@/lib/auth/users";
-import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { startApp, type RunningApp } from "../helpers/server";
+import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";
 
 const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -28,48 +27,6 @@ async function signIn(base: string, email: string, password: string): Promise<{ 
 async function sessionUser(base: string, cookie: string): Promise<string | undefined> {
   const response = await fetch(`${base}/api/auth/session`, { headers: { Cookie: cookie } });
   return ((await response.json()) as { user?: { id?: string } }).user?.id || undefined;
-}
-
-type ActionResult = { ok: boolean; signedIn?: boolean; message?: string; errors?: { field: string }[] };
-
-/**
- * Calls a page's server action as the dashboard's forms do (a POST with `Next-Action`, its id from
- * the build's manifest): its result, decoded from the RSC answer, and the session cookie it set.
- */
-async function callAction(base: string, page: string, exportedName: string, input: unknown, cookie?: string) {
-  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as {
-    node: Record<string, { exportedName?: string }>;
-  };
-  const actionId = Object.entries(manifest.node).find(([, action]) => action.exportedName === exportedName)?.[0];
-  expect(actionId, exportedName).toBeDefined();
-  const response = await fetch(`${base}${page}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Next-Action": actionId!,
-      "Content-Type": "text/plain;charset=UTF-8",
-      Accept: "text/x-component",
-      Origin: base,
-      ...(cookie ? { Cookie: cookie } : {}),
-    },
-    body: JSON.stringify([input]),
-  });
-  expect(response.status).toBe(200);
-  const text = await response.text();
-  // The RSC stream: one `<id>:<json>` row per chunk; the action's result is the object with `ok`.
-  const result = text
-    .split("\n")
-    .map((line) => {
-      try {
-        return JSON.parse(line.slice(line.indexOf(":") + 1)) as unknown;
-      } catch {
-        return undefined;
-      }
-    })
-    .find((value): value is ActionResult => typeof value === "object" && value !== null && "ok" in value);
-  if (!result) throw new Error(`No action result in: ${text.slice(0, 500)}`);
-  const renewed = cookiesOf(response).find((c) => c.startsWith("next-auth.session-token="));
-  return { result, renewed };
 }
 
 const changePasswordOverHttp = (base: string, accountId: string, cookie: string, input: { currentPassword: string; newPassword: string }) =>

@@ -112,12 +112,9 @@ describe("npm run seed -- --json", () => {
       expect(second.account_id).toBe(first.account_id);
       const sql = postgres(database.url, { max: 1 });
       try {
-        // The demo organization once, and the platform that bills it (lib/platform).
+        // The demo organization once; no platform organization: platform billing is off by default.
         const organizations = await sql`select platform, count(*)::int as count from organizations group by platform order by platform`;
-        expect(organizations.map((row) => [row.platform, row.count])).toEqual([
-          [false, 1],
-          [true, 1],
-        ]);
+        expect(organizations.map((row) => [row.platform, row.count])).toEqual([[false, 1]]);
         const tokens = await sql`select revoked_at is not null as revoked from api_tokens order by created`;
         expect(tokens.map((t) => t.revoked)).toEqual([true, true, true, false, false, false]);
       } finally {

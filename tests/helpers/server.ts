@@ -46,7 +46,21 @@ export type RunningApp = {
 };
 
 /** Starts the built app (`next start`) with the given environment and waits until it answers. */
-export async function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
+export function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
+  return runServer("start", env);
+}
+
+/**
+ * Starts `next dev` on this checkout (its own `.next/dev`, beside the production build) and waits
+ * until it answers. Pages compile on their first request, as on a developer's machine. Next.js
+ * allows one dev server per checkout: none may be running here.
+ */
+export function startDevApp(env: Record<string, string | undefined>): Promise<RunningApp> {
+  // `next dev` sets NODE_ENV itself (a test runner's `test` would make it warn and misbehave).
+  return runServer("dev", { NODE_ENV: undefined, ...env });
+}
+
+async function runServer(mode: "start" | "dev", env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   let output = "";
   // APP_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the app in benchmarks;
@@ -56,12 +70,12 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   const root = process.env.APP_ROOT ?? PROJECT_ROOT;
   // APP_SERVER=standalone (benchmarks only) runs a build made with `output: "standalone"`
   // (node .next/standalone/server.js) instead of `next start`.
-  const standalone = process.env.APP_SERVER === "standalone";
+  const standalone = mode === "start" && process.env.APP_SERVER === "standalone";
   const child: ChildProcess = spawn(
     process.execPath,
     standalone
       ? [...nodeArgs, path.join(root, ".next/standalone/server.js")]
-      : [...nodeArgs, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+      : [...nodeArgs, path.join(root, "node_modules/next/dist/bin/next"), mode, "-p", String(port), "-H", "127.0.0.1"],
     {
       cwd: standalone ? path.join(root, ".next/standalone") : root,
       env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port), ...(standalone ? { HOSTNAME: "127.0.0.1" } : {}) },
@@ -73,7 +87,9 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // `next dev` compiles the probed route first: on a loaded machine that takes minutes.
+  const startMs = mode === "dev" ? 300_000 : 60_000;
+  const deadline = Date.now() + startMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The app exited during start:\n${output}`);
     try {
@@ -84,7 +100,7 @@ export async function startApp(env: Record<string, string | undefined>): Promise
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`The app did not answer within 60 s:\n${output}`);
+      throw new Error(`The app did not answer within ${startMs / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -35,13 +35,21 @@ export const CLOCK_TEST_ENV = { CLOCK_TICK_MS: "1000" };
 export const RATE_LIMIT_TEST_ENV = { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_SIGN_IN_PER_MINUTE: "1000000" };
 
 /**
+ * The shared test app bills its merchants, as an operator who turned platform billing on does
+ * (it is off by default): the billing-status tests read it, and the merchants the helpers make in
+ * the test workers are enrolled. tests/api/platform-billing-off.test.ts starts its own app with
+ * the default.
+ */
+export const PLATFORM_BILLING_TEST_ENV = { PLATFORM_BILLING: "on" };
+
+/**
  * One fresh PostgreSQL database and one `next start` on it for the whole api project. The webhook
  * settings go into this process's environment too, so the test workers (forked from it) run
  * in-process attempts exactly as the app does, and trust the receivers' certificate.
  */
 export default async function setup(project: TestProject) {
   installTestCertificate();
-  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, {
+  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, PLATFORM_BILLING_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
