@@ -21,9 +21,11 @@ const SEED_KEYS = [
 
 /** `npm run seed -- --json` exactly as a user runs it; stdout must be one JSON object. */
 async function seedJson(env: Record<string, string>) {
+  // As a fresh install runs it: the API project's setup turns platform billing on in this process.
+  const { PLATFORM_BILLING: _apiTestsSetting, ...inherited } = process.env;
   const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: "", ...env },
+    env: { ...inherited, DATABASE_URL: "", ...env },
   });
   return JSON.parse(stdout) as Record<string, string>;
 }
