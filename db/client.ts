@@ -10,6 +10,7 @@ import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { ambientTransaction } from "./ambient";
 import { discardTemplate, restoreTemplate } from "./embedded-template";
+import { guardBegin } from "./begin-guard";
 import { boundQueueWait } from "./queue-bound";
 import { SocketWatchdog } from "./watchdog";
 import * as schema from "./schema";
@@ -92,6 +93,7 @@ export function postgresClient(
         }),
   });
   boundQueueWait(client, DATABASE_TIMEOUTS.queueMs);
+  guardBegin(client);
   return client;
 }
 
