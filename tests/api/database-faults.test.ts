@@ -1,13 +1,9 @@
-import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { postgresClient, type Database } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
-import * as schema from "@/db/schema";
-import { issueToken } from "@/lib/auth/tokens";
-import { createOrganization } from "@/lib/organizations/service";
+import { postgresClient } from "@/db/client";
 import { api, type ApiResponse } from "../helpers/api";
-import { ADMIN_DATABASE_URL, createFreshDatabase } from "../helpers/database";
+import { ADMIN_DATABASE_URL } from "../helpers/database";
+import { isolatedDatabase } from "../helpers/isolated-database";
 import type { Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { appBehindProxy, sleep, timed } from "../helpers/proxied-app";
@@ -73,20 +69,14 @@ describe("health while the database is stalled", () => {
  * exception escapes; once it accepts connections again, the app serves within seconds.
  */
 describe("a database that stops accepting connections", () => {
-  let database: { url: string; name: string; drop: () => Promise<void> };
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let app: RunningApp;
   let token: string;
   const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
 
   beforeAll(async () => {
-    const fresh = await createFreshDatabase("faults");
-    database = { ...fresh, name: new URL(fresh.url).pathname.slice(1) };
-    await migratePostgres(database.url);
-    const client = postgres(database.url, { max: 1, onnotice: () => {} });
-    const db = drizzle(client, { schema }) as unknown as Database;
-    const organization = await createOrganization(db, { name: "Faults" });
-    token = (await issueToken(db, { accountId: organization.liveAccountId, kind: "secret", name: "faults" })).token;
-    await client.end();
+    database = await isolatedDatabase("faults");
+    token = database.token;
     app = await startApp({ DATABASE_URL: database.url, DATABASE_POOL_SIZE: "4" });
   });
   afterAll(async () => {
