@@ -22,8 +22,9 @@ export function guardBegin(client: postgres.Sql): void {
   const begin = client.begin.bind(client) as unknown as Begin;
   client.begin = ((...args: unknown[]) => {
     let closed = false;
-    const callback = args.pop() as Callback;
-    const result = begin(...args, guarded(callback, () => closed, () => settled));
+    const callback = args.at(-1);
+    if (typeof callback !== "function") return begin(...args);
+    const result = begin(...args.slice(0, -1), guarded(callback as Callback, () => closed, () => settled));
     // Settles when the transaction ends: with its callback, or at once when its connection closes.
     const settled = result.then(
       () => undefined,
@@ -39,9 +40,11 @@ function guarded(callback: Callback, closed: () => boolean, settled: () => Promi
   return (sql) => {
     const savepoint = sql.savepoint?.bind(sql);
     if (savepoint) {
+      // Only the callback form (drizzle's); a tagged `savepoint` passes through unchanged.
       sql.savepoint = (...args: unknown[]) => {
-        const inner = args.pop() as Callback;
-        return savepoint(...args, guarded(inner, closed, settled));
+        const inner = args.at(-1);
+        if (typeof inner !== "function") return savepoint(...args);
+        return savepoint(...args.slice(0, -1), guarded(inner as Callback, closed, settled));
       };
     }
     return new Promise((resolve, reject) => {
