@@ -10,6 +10,8 @@ import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { ambientTransaction } from "./ambient";
 import { discardTemplate, restoreTemplate } from "./embedded-template";
+import { guardBegin } from "./begin-guard";
+import { boundQueueWait } from "./queue-bound";
 import { SocketWatchdog } from "./watchdog";
 import * as schema from "./schema";
 
@@ -91,6 +93,7 @@ export function postgresClient(
         }),
   });
   boundQueueWait(client, DATABASE_TIMEOUTS.queueMs);
+  guardBegin(client);
   return client;
 }
 
@@ -99,28 +102,6 @@ async function openPostgres(url: string): Promise<Handle> {
   const client = postgresClient(url, { max: poolSize, pooled });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
-}
-
-/**
- * postgres.js queues a query while every pooled connection is busy, without limit. A query not yet
- * handed to a connection after `ms` is cancelled (postgres.js rejects it with 57014 and never sends
- * it), so it cannot run after its request was answered. Transactions start with such a query.
- */
-function boundQueueWait(client: postgres.Sql, ms: number): void {
-  const unsafe = client.unsafe.bind(client);
-  client.unsafe = ((...args: Parameters<typeof unsafe>) => {
-    const query = unsafe(...args) as ReturnType<typeof unsafe> & { state?: unknown };
-    const timer = setTimeout(() => {
-      if (!query.state) void query.cancel();
-    }, ms);
-    // Settling clears the timer; the query itself still runs when drizzle awaits it (postgres.js
-    // defers execution by a tick, so drizzle's `.values()` still applies).
-    query.then(
-      () => clearTimeout(timer),
-      () => clearTimeout(timer),
-    );
-    return query;
-  }) as typeof client.unsafe;
 }
 
 /**

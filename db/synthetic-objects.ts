@@ -35,6 +35,8 @@ export type ObjectLoadOptions = {
   from?: Date;
   to?: Date;
   batch?: number;
+  /** ANALYZE the tables loaded (default), so that the planner knows the account's rows. */
+  analyze?: boolean;
 };
 
 /** A status drawn from a weighted mix, as SQL over the row number `g`. */
@@ -175,7 +177,11 @@ export async function loadSyntheticObjects(sql: postgres.Sql, options: ObjectLoa
   const to = (options.to ?? realNow()).getTime();
   const from = (options.from ?? new Date(to - 365 * DAY_MS)).getTime();
   const base = { accountId: options.accountId, environment, from, to, endpointId: options.endpointId, batch: options.batch ?? 50_000 };
-  await insertKind(sql, options.kind, options.count, base);
+  const loaded = new Set<string>();
+  await insertKind(sql, options.kind, options.count, { ...base, loaded });
+  if (options.kind === "event_deliveries") loaded.add("events").add("event_counts");
+  // The tables' names are the kinds' (fixed identifiers, not input).
+  if (options.analyze !== false) await sql.unsafe(`analyze ${[...loaded].join(", ")}`);
   return options.count;
 }
 
@@ -187,9 +193,10 @@ async function insertKind(
   sql: postgres.Sql,
   name: SyntheticKind,
   n: number,
-  base: { accountId: string; environment: string; from: number; to: number; endpointId?: string; batch: number },
+  base: { accountId: string; environment: string; from: number; to: number; endpointId?: string; batch: number; loaded: Set<string> },
 ): Promise<(prefix: string) => string> {
   const kind = KINDS[name];
+  base.loaded.add(name);
   const parentIdOf = kind.parent ? await insertKind(sql, kind.parent, Math.max(1, Math.floor(n / 10)), base) : () => "";
   const tag = randomBytes(4).toString("hex");
   const idOf = (prefix: string) => `${prefix}${base.environment}_ld${tag}`;

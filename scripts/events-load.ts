@@ -5,7 +5,8 @@ import { config } from "@/lib/config";
 
 // `npm run --silent events:load -- --account <account id> --events <n> [--days 365]`: n synthetic
 // events (varied types, entities and times over the last `days` days) into an existing account of
-// the PostgreSQL database at DATABASE_URL, with their totals. See db/synthetic-events.ts.
+// the PostgreSQL database at DATABASE_URL, with their totals, then ANALYZEd (the planner must know
+// the account's rows). See db/synthetic-events.ts.
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
   return index < 0 ? undefined : process.argv[index + 1];

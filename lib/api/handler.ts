@@ -202,6 +202,7 @@ export function handle<
         request,
         headers,
         operation.access === "public" ? null : () => authenticate(request, operation as Operation, params.account_id, correlationId),
+        { probe: operation.probe === true },
       );
 
       const url = new URL(request.url);

@@ -54,6 +54,8 @@ export type Operation<
   /** Error statuses worth documenting besides 400/401/403/500. */
   errors?: number[];
   deprecated?: Deprecation;
+  /** A health probe: rate limited in this process only, so that it never waits on the database. */
+  probe?: true;
 };
 
 export function defineOperation<

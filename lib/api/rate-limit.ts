@@ -15,7 +15,17 @@ import { ServiceError } from "@/lib/errors";
  * window ends. The shared count therefore stays exact (a batch that crosses the limit is honoured
  * only up to it), and at most a batch per process is reserved but unused at a window's end. The
  * `remaining` a decision reports is the shared count's, as of this process's last batch.
+ *
+ * The shared count must never hold a request up while the database is away (docs/security.md, "No
+ * database"): a refill waits for it at most STORE_DEADLINE_MS, then counts in this process, and does
+ * so without asking the database again for STORE_BACKOFF_MS.
  */
+
+/** How long a refill waits for the shared count before counting in this process instead. */
+// Far above a healthy round trip even on a loaded machine, where a false "late" would split the count.
+const STORE_DEADLINE_MS = 1_000;
+/** After the shared count failed or was late, this process counts alone for this long. */
+const STORE_BACKOFF_MS = 5_000;
 
 export type Policy = { name: string; limit: number; windowSeconds: number };
 export type Decision = { allowed: boolean; policy: Policy; remaining: number; resetMs: number };
@@ -27,12 +37,18 @@ export type Decision = { allowed: boolean; policy: Policy; remaining: number; re
  * since, puts it off by up to that batch).
  */
 type Lease = { remaining: number; shared: number; until: number; exhausted: boolean };
+/** `shared`: the count all instances share (null on the embedded default); `local`: this process's. */
+type Stores = { shared: RateLimiterAbstract | null; local: RateLimiterAbstract };
+
+class StoreLate extends Error {}
 
 class BatchedLimiter {
   private readonly leases = new Map<string, Lease>();
-  private store: RateLimiterAbstract | undefined;
+  private stores: Stores | undefined;
+  /** Until then, the shared count is not asked (it failed or was late). */
+  private localUntil = 0;
 
-  constructor(private readonly open: (points: number, duration: number) => Promise<RateLimiterAbstract>, readonly policy: Policy) {}
+  constructor(private readonly open: (points: number, duration: number) => Promise<Stores>, readonly policy: Policy) {}
 
   private readonly refills = new Map<string, Promise<Decision>>();
 
@@ -65,11 +81,10 @@ class BatchedLimiter {
     const now = Date.now();
     const { limit } = this.policy;
     const batch = Math.max(1, Math.floor(limit / 10));
-    this.store ??= await this.open(limit, this.policy.windowSeconds);
     let result: RateLimiterRes;
     let exhausted = false;
     try {
-      result = await this.store.consume(key, batch);
+      result = await this.take(key, batch);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       result = rejection;
@@ -88,6 +103,26 @@ class BatchedLimiter {
     return this.decision(granted > 0, next, now);
   }
 
+  /** A batch from the shared count, or from this process's when the shared one is away or late. */
+  private async take(key: string, batch: number): Promise<RateLimiterRes> {
+    const stores = (this.stores ??= await this.open(this.policy.limit, this.policy.windowSeconds));
+    if (!stores.shared || Date.now() < this.localUntil) return stores.local.consume(key, batch);
+    const shared = stores.shared.consume(key, batch);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreLate()), STORE_DEADLINE_MS)));
+    try {
+      return await Promise.race([shared, late]);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw rejection;
+      // The database failed or is late: count here for a while (a late answer is dropped).
+      shared.catch(() => undefined);
+      this.localUntil = Date.now() + STORE_BACKOFF_MS;
+      return stores.local.consume(key, batch);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private decision(allowed: boolean, lease: Lease, now: number): Decision {
     // The shared quota's remaining points (RateLimit's `r`), not just this process's batch.
     return { allowed, policy: this.policy, remaining: lease.shared + lease.remaining, resetMs: Math.max(0, lease.until - now) };
@@ -98,22 +133,22 @@ class BatchedLimiter {
   }
 }
 
-async function openStore(keyPrefix: string, points: number, duration: number): Promise<RateLimiterAbstract> {
+async function openStores(keyPrefix: string, points: number, duration: number, local: boolean): Promise<Stores> {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration });
   // The embedded default is one process: its counts live here (and need no database at all).
-  if (!config().databaseUrl) return memory;
-  return new RateLimiterDrizzle({
-    storeClient: await getDb(),
-    schema: rateLimits,
-    keyPrefix,
-    points,
-    duration,
-    // Should the database fail, count in this process rather than refuse or wave everything through.
-    insuranceLimiter: memory,
-  });
+  if (local || !config().databaseUrl) return { shared: null, local: memory };
+  const shared = new RateLimiterDrizzle({ storeClient: await getDb(), schema: rateLimits, keyPrefix, points, duration });
+  return { shared, local: memory };
 }
 
-type Limiters = { live: BatchedLimiter; sandbox: BatchedLimiter; address: BatchedLimiter; signIn: { email: BatchedLimiter; address: BatchedLimiter } };
+type Limiters = {
+  live: BatchedLimiter;
+  sandbox: BatchedLimiter;
+  address: BatchedLimiter;
+  /** Health probes: per address, in this process only, so that liveness never waits on the database. */
+  probe: BatchedLimiter;
+  signIn: { email: BatchedLimiter; address: BatchedLimiter };
+};
 
 // One set per process even when Next.js bundles this module more than once.
 const LIMITERS = Symbol.for("billing-service.rate-limiters");
@@ -124,14 +159,15 @@ function limiters(): Limiters {
     const perSecond = config().rateLimitPerSecond;
     const quarter = Math.max(1, Math.floor(perSecond / 4));
     const perMinute = config().signInPerMinute;
-    const limiter = (name: string, limit: number, windowSeconds: number) =>
+    const limiter = (name: string, limit: number, windowSeconds: number, local = false) =>
       // The limit is part of the key: instances configured differently (a rolling change of the
       // limit, or tests) do not read each other's counts as their own.
-      new BatchedLimiter((points, duration) => openStore(`rl:${name}:${limit}`, points, duration), { name, limit, windowSeconds });
+      new BatchedLimiter((points, duration) => openStores(`rl:${name}:${limit}`, points, duration, local), { name, limit, windowSeconds });
     store[LIMITERS] = {
       live: limiter("token", perSecond, 1),
       sandbox: limiter("sandbox-token", quarter, 1),
       address: limiter("address", quarter, 1),
+      probe: limiter("address", quarter, 1, true),
       signIn: { email: limiter("sign-in-email", perMinute, 60), address: limiter("sign-in-address", perMinute * 3, 60) },
     };
   }
@@ -180,17 +216,19 @@ async function enforce(limiter: BatchedLimiter, key: string, headers: Headers, w
 /**
  * Authenticates within the limits: per token (or dashboard user) once authenticated, per client
  * address for public operations and for every failed authentication (so guessing tokens is
- * throttled too). `authenticate` is null for public operations.
+ * throttled too). `authenticate` is null for public operations; `probe` counts a health probe in
+ * this process only.
  */
 export async function rateLimited(
   request: Request,
   headers: Headers,
   authenticate: (() => Promise<ServiceContext>) | null,
+  options: { probe?: boolean } = {},
 ): Promise<ServiceContext | null> {
   const address = clientAddress(request);
   const all = limiters();
   if (!authenticate) {
-    await enforce(all.address, address, headers, "from this address");
+    await enforce(options.probe ? all.probe : all.address, address, headers, "from this address");
     return null;
   }
   let ctx: ServiceContext;

@@ -12,6 +12,7 @@ export const getHealthOperation = defineOperation({
     "Answers `{\"status\":\"ok\"}` while the process serves requests. No token, no database: a liveness probe must not fail (and restart the server) because a dependency is slow.",
   tag: "Health",
   access: "public",
+  probe: true,
   response: { status: 200, description: "The process is alive.", schema: Health },
 });
 
@@ -23,6 +24,7 @@ export const getReadinessOperation = defineOperation({
   description: "Not ready answers 503 with `Retry-After` (the answer to an unreachable database).",
   tag: "Health",
   access: "public",
+  probe: true,
   response: { status: 200, description: "Ready.", schema: z.object({ status: z.literal("ready"), database: z.literal("ok") }) },
   errors: [503],
 });

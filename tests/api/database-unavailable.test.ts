@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/api";
-import { newMerchant, type Merchant } from "../helpers/merchant";
+import type { Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { appBehindProxy } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
-import { startApp, type RunningApp } from "../helpers/server";
-import { TcpProxy } from "../helpers/tcp-proxy";
-
-/** A fresh app whose database connections go through a proxy the test controls. */
-async function appBehindProxy(
-  search: Record<string, string> = {},
-  env: Record<string, string> = {},
-): Promise<{ proxy: TcpProxy; app: RunningApp; merchant: Merchant }> {
-  const url = new URL(inject("databaseUrl"));
-  const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
-  url.port = String(proxy.port);
-  for (const [name, value] of Object.entries(search)) url.searchParams.set(name, value);
-  const app = await startApp({ DATABASE_URL: url.toString(), ...env });
-  return { proxy, app, merchant: await newMerchant() };
-}
+import type { RunningApp } from "../helpers/server";
+import type { TcpProxy } from "../helpers/tcp-proxy";
 
 /**
  * The app's database behind a proxy this test controls: cut it, and the API answers fast 503s

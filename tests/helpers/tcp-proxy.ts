@@ -1,15 +1,23 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { freePort } from "./server";
 
+type Mode = "forward" | "stall" | "blackhole";
+/** `dead`: forwards nothing more; `silenced`: blackholed, so never closed towards the client either. */
+type Pair = { client: Socket; upstream: Socket | null; dead: boolean; silenced: boolean };
+
 /**
- * A TCP proxy on loopback that a test can cut, blackhole and restore: the database seen through it
- * becomes unreachable (connections refused, open ones reset), or silent (nothing forwarded and
- * nothing closed, as when a network drops packets), and then reachable again on the same port.
+ * A TCP proxy on loopback that a test can cut, blackhole, stall and restore: the database seen
+ * through it becomes unreachable (connections refused, open ones reset), silent (nothing forwarded
+ * and nothing closed, as when a network drops packets), or stalled (connections accepted, bytes held
+ * and delivered late, as a frozen database host that thaws), and then reachable again on the same
+ * port.
  */
 export class TcpProxy {
   private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  private silent = false;
+  private readonly pairs = new Set<Pair>();
+  private mode: Mode = "forward";
+  /** Bytes held while stalled, in arrival order, delivered on restore. */
+  private held: { pair: Pair; to: "client" | "upstream"; chunk: Buffer }[] = [];
 
   private constructor(
     readonly port: number,
@@ -23,21 +31,17 @@ export class TcpProxy {
   }
 
   /**
-   * New connections reach the target again. Connections blackholed before stay dead (silent,
-   * never closed): a peer that vanished does not come back, so the client must give them up.
+   * Forwards again, listening if it was not: bytes held by a stall are delivered first. Connections
+   * blackholed before stay dead (silent, never closed): a peer that vanished does not come back, so
+   * the client must give them up.
    */
   async restore(): Promise<void> {
-    this.silent = false;
+    this.mode = "forward";
+    const held = this.held;
+    this.held = [];
+    for (const { pair, to, chunk } of held) this.send(pair, to, chunk);
     if (this.server) return;
-    const server = createServer((client) => {
-      this.track(client);
-      if (this.silent) return this.swallow(client);
-      const upstream = connect(this.target.port, this.target.host);
-      this.track(upstream);
-      client.pipe(upstream).pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
+    const server = createServer((client) => this.accept(client));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.port, "127.0.0.1", () => resolve());
@@ -50,30 +54,72 @@ export class TcpProxy {
    * new ones are accepted and never answered.
    */
   blackhole(): void {
-    this.silent = true;
-    for (const socket of this.sockets) this.swallow(socket);
+    this.mode = "blackhole";
+    this.held = [];
+    for (const pair of this.pairs) pair.dead = pair.silenced = true;
+  }
+
+  /** Holds every byte, of open and new connections (accepted, connected upstream), until restore. */
+  stall(): void {
+    this.mode = "stall";
+  }
+
+  /** Resets every open connection (RST), keeps listening. */
+  reset(): void {
+    for (const pair of this.pairs) this.drop(pair);
+    this.pairs.clear();
+    this.held = [];
+  }
+
+  /** Stops listening (new connections refused); open connections carry on. */
+  async refuse(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   /** Stops listening and resets every open connection. */
   async cut(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closing = this.refuse();
+    this.reset();
+    await closing;
   }
 
-  private track(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on("close", () => this.sockets.delete(socket));
-    socket.on("error", () => socket.destroy());
+  private accept(client: Socket): void {
+    const blackholed = this.mode === "blackhole";
+    const pair: Pair = { client, upstream: null, dead: blackholed, silenced: blackholed };
+    this.pairs.add(pair);
+    client.on("error", () => this.drop(pair));
+    client.on("close", () => this.drop(pair));
+    client.on("data", (chunk: Buffer) => this.pass(pair, "upstream", chunk));
+    if (pair.dead) return;
+    const upstream = connect(this.target.port, this.target.host);
+    pair.upstream = upstream;
+    upstream.on("error", () => this.dropUpstream(pair));
+    upstream.on("close", () => this.dropUpstream(pair));
+    upstream.on("data", (chunk: Buffer) => this.pass(pair, "client", chunk));
   }
 
-  /** Reads and drops whatever arrives; forwards nothing; never closes. */
-  private swallow(socket: Socket): void {
-    socket.unpipe();
-    socket.removeAllListeners("data");
-    socket.on("data", () => {});
-    socket.resume();
+  private pass(pair: Pair, to: "client" | "upstream", chunk: Buffer): void {
+    if (pair.dead) return;
+    if (this.mode === "stall") this.held.push({ pair, to, chunk });
+    else this.send(pair, to, chunk);
+  }
+
+  private send(pair: Pair, to: "client" | "upstream", chunk: Buffer): void {
+    const socket = to === "client" ? pair.client : pair.upstream;
+    if (!pair.dead && socket && !socket.destroyed) socket.write(chunk);
+  }
+
+  /** The server side went away: so does the client's, unless blackholed (a vanished peer sends nothing). */
+  private dropUpstream(pair: Pair): void {
+    if (pair.silenced) pair.upstream?.destroy();
+    else this.drop(pair);
+  }
+
+  private drop(pair: Pair): void {
+    this.pairs.delete(pair);
+    pair.dead = true;
+    for (const socket of [pair.client, pair.upstream]) if (socket && !socket.destroyed) socket.resetAndDestroy();
   }
 }

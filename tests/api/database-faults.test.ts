@@ -1,0 +1,162 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { postgresClient } from "@/db/client";
+import { api, type ApiResponse } from "../helpers/api";
+import { ADMIN_DATABASE_URL } from "../helpers/database";
+import { isolatedDatabase } from "../helpers/isolated-database";
+import type { Merchant } from "../helpers/merchant";
+import { expectProblem } from "../helpers/problem";
+import { appBehindProxy, sleep, timed } from "../helpers/proxied-app";
+import { eventually } from "../helpers/receiver";
+import { startApp, type RunningApp } from "../helpers/server";
+import type { TcpProxy } from "../helpers/tcp-proxy";
+
+function expectUnavailable(response: ApiResponse): void {
+  expectProblem(response, 503, /database is unavailable/);
+  expect(response.headers.get("retry-after")).toBe("5");
+}
+
+/**
+ * Liveness never depends on the database (a platform's 1 s liveness probe must not restart every
+ * instance during a database incident), readiness answers within its 2 s deadline, and the rate
+ * limits' shared count does not hold requests up.
+ */
+describe("health while the database is stalled", () => {
+  let proxy: TcpProxy;
+  let app: RunningApp;
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    ({ proxy, app, merchant } = await appBehindProxy());
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await proxy?.cut();
+  });
+
+  it("answers liveness at once and readiness within its deadline", { timeout: 90_000 }, async () => {
+    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
+    const open = api(undefined, `${app.baseUrl}/api`);
+    expect((await open.get("/health")).status).toBe(200);
+    expect((await open.get("/health/ready")).status).toBe(200);
+    expect((await client.get("/customers")).status).toBe(200);
+
+    proxy.stall();
+    // The rate limits' batches of the warm-up end with their 1 s window: the next ones are refills.
+    await sleep(1_200);
+    for (let i = 0; i < 10; i++) {
+      const { response, ms } = await timed(() => open.get("/health"));
+      expect(response.status).toBe(200);
+      // Documented: no database, ~10 ms; well under a 1 s liveness probe on a loaded machine.
+      expect(ms).toBeLessThan(1_000);
+    }
+    const ready = await timed(() => open.get("/health/ready"));
+    expectUnavailable(ready.response);
+    expect(ready.ms).toBeLessThan(3_500);
+    const list = await timed(() => client.get("/customers"));
+    expectUnavailable(list.response);
+    expect(list.ms).toBeLessThan(8_000);
+
+    await proxy.restore();
+    await eventually(() => client.get("/customers"), (response) => response.status === 200, 10_000);
+    expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError/i);
+  });
+});
+
+/**
+ * The database refuses new sessions (`ALLOW_CONNECTIONS false`, SQLSTATE 55000 at startup) and its
+ * backends are terminated under load: every answer is a 503 with Retry-After, never a 500, and no
+ * exception escapes; once it accepts connections again, the app serves within seconds.
+ */
+describe("a database that stops accepting connections", () => {
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let app: RunningApp;
+  let token: string;
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
+
+  beforeAll(async () => {
+    database = await isolatedDatabase("faults");
+    token = database.token;
+    app = await startApp({ DATABASE_URL: database.url, DATABASE_POOL_SIZE: "4" });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await admin.unsafe(`alter database "${database.name}" allow_connections true`).catch(() => {});
+    await admin.end();
+    await database?.drop();
+  });
+
+  it("answers 503, never 500, and recovers", { timeout: 90_000 }, async () => {
+    const client = api(token, `${app.baseUrl}/api`);
+    const open = api(undefined, `${app.baseUrl}/api`);
+    expect((await client.get("/customers")).status).toBe(200);
+
+    const terminate = () =>
+      admin.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [database.name]);
+    await admin.unsafe(`alter database "${database.name}" allow_connections false`);
+    await terminate();
+    const calls = [
+      () => client.get("/customers"),
+      () => client.post("/customers", { email: "refused@example.com" }),
+      () => client.post("/customers", { email: "refused@example.com" }, { headers: { "Idempotency-Key": "refused" } }),
+      () => open.get("/health/ready"),
+    ];
+    // Rounds of concurrent calls, backends terminated between and during them.
+    for (let round = 0; round < 5; round++) {
+      const answers = Promise.all(Array.from({ length: 12 }, (_, i) => timed(calls[i % calls.length]!)));
+      await terminate();
+      for (const { response, ms } of await answers) {
+        expectUnavailable(response);
+        expect(ms).toBeLessThan(5_000);
+      }
+    }
+    const health = await timed(() => open.get("/health"));
+    expect(health.response.status).toBe(200);
+    expect(health.ms).toBeLessThan(1_000);
+
+    await admin.unsafe(`alter database "${database.name}" allow_connections true`);
+    const healed = Date.now();
+    await eventually(() => client.get("/customers"), (response) => response.status === 200, 10_000);
+    expect(Date.now() - healed).toBeLessThan(4_000);
+    expect((await client.post("/customers", { email: "back@example.com" }, { headers: { "Idempotency-Key": "refused" } })).status).toBe(201);
+    expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError|unhandled error/i);
+  });
+});
+
+/**
+ * A transaction whose connection the server ends mid-statement: postgres.js 3.4.9 would write its
+ * rollback to the closed socket from a timer (an uncaught TypeError) and leave it pending there.
+ */
+describe("a transaction whose backend is terminated", () => {
+  it("fails with the connection's error, throws nothing uncaught, and the pool serves on", { timeout: 30_000 }, async () => {
+    const url = inject("databaseUrl");
+    const client = postgresClient(url, { max: 1, pooled: false });
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      for (const nested of [false, true]) {
+        const transaction = client.begin(async (tx) => {
+          const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+          setTimeout(() => void admin`select pg_terminate_backend(${row!.pid})`.catch(() => {}), 100);
+          if (nested) await tx.savepoint((inner) => inner`select pg_sleep(5)`);
+          else await tx`select pg_sleep(5)`;
+        });
+        await expect(transaction).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+        await sleep(200);
+        // The next use of the connection may still report the session's end (postgres.js keeps it).
+        await eventually(
+          () => client`select 1 as one`.then((rows) => rows[0]?.one as number, () => 0),
+          (one) => one === 1,
+          5_000,
+        );
+      }
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", record);
+      await client.end({ timeout: 1 });
+      await admin.end();
+    }
+  });
+});
