@@ -111,10 +111,12 @@ const KINDS: Record<SyntheticKind, Kind> = {
   },
   subscriptions: {
     parent: "customers",
+    // List rows without items: their periods end far ahead, so the clock never finds one due for a
+    // renewal it could not price.
     insert: (sql, r) => sql`insert into subscriptions (id, account_id, customer_id, status, currency, current_period_start, current_period_end, created, updated)
       select ${r.idOf("sub_")} || lpad(g::text, 10, '0'), ${r.accountId}, ${r.parentIdOf("cus_")} || lpad(p::text, 10, '0'),
              ${sql.unsafe(mix({ active: 60, cancelled: 20, trialing: 10, past_due: 5, paused: 5 }))}::subscription_status, 'usd',
-             ${sql.unsafe(at)}, ${sql.unsafe(at)} + interval '30 days', ${sql.unsafe(at)}, ${sql.unsafe(at)}
+             ${sql.unsafe(at)}, ${sql.unsafe(at)} + interval '100 years', ${sql.unsafe(at)}, ${sql.unsafe(at)}
       from ${series(sql, r)}`,
   },
   payment_intents: {
