@@ -118,6 +118,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
                     {line.price && (
                       <span className="block text-xs">
                         <NamedLink accountId={accountId} id={line.price} />
+                        <code className="block break-all font-mono text-slate-600">{line.price}</code>
                       </span>
                     )}
                     {!line.description && !line.price && <Dash />}
