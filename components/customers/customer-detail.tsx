@@ -1,17 +1,19 @@
 "use client";
 
 import Link from "next/link";
+import { Suspense } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
-import { Card, CopyButton } from "@/components/ui";
+import { Card, CopyButton, Loading } from "@/components/ui";
 import { EditCustomer } from "./customer-forms";
+import { CustomerRelations } from "./customer-relations";
 import { customerQueryKeys, customersHref } from "./format";
 import type { Customer } from "./types";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
-/** One customer: every field, including custom fields, and a way to its event timeline. */
+/** One customer: every field, including custom fields, what belongs to them, and a way to its event timeline. */
 export function CustomerDetail({ accountId, customerId }: { accountId: string; customerId: string }) {
   const query = useApiObject<Customer>(customerQueryKeys.customer(accountId, customerId), `/${accountId}/customers/${encodeURIComponent(customerId)}?expand=custom_fields`);
   const back = <BackLink href={customersHref(accountId)}>Back to customers</BackLink>;
@@ -66,6 +68,10 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
             </DetailItem>
           </dl>
         </Card>
+        {/* The related lists keep their page and filter in the URL (useSearchParams). */}
+        <Suspense fallback={<Loading what="Loading related lists" />}>
+          <CustomerRelations accountId={accountId} customerId={customer.id} />
+        </Suspense>
         <Card title="Metadata">
           <KeyValues values={customer.metadata} empty="No metadata." />
         </Card>

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { customerHref } from "@/components/customers/format";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
+import { CustomerName, NamedLink } from "@/components/objects/names";
+import { ObjectLink } from "@/components/objects/links";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
@@ -51,9 +52,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
               <StatusBadge status={invoice.status} />
             </DetailItem>
             <DetailItem label="Customer">
-              <Link href={customerHref(accountId, invoice.customer)} className={`break-all font-mono text-xs ${linkClass}`}>
-                {invoice.customer}
-              </Link>
+              <CustomerName accountId={accountId} id={invoice.customer} />
             </DetailItem>
             <DetailItem label="Currency">{invoice.currency.toUpperCase()}</DetailItem>
             <DetailItem label="Subtotal">{money(invoice.subtotal_atom)}</DetailItem>
@@ -67,7 +66,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
             <DetailItem label="Due">{money(invoice.due_amount_atom)}</DetailItem>
             <DetailItem label="Paid">{money(invoice.paid_amount_atom)}</DetailItem>
             <DetailItem label="Subscription">
-              {invoice.subscription ? <code className="break-all font-mono text-xs">{invoice.subscription}</code> : <Dash />}
+              {invoice.subscription ? <ObjectLink accountId={accountId} id={invoice.subscription} /> : <Dash />}
             </DetailItem>
             <DetailItem label="Description" wide>
               {invoice.description ? <span className="whitespace-pre-wrap break-words">{invoice.description}</span> : <Dash />}
@@ -116,7 +115,12 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
                 <tr key={line.id} className="align-top">
                   <td className="px-2 py-2">
                     {line.description && <span className="block whitespace-pre-wrap break-words">{line.description}</span>}
-                    {line.price && <code className="block break-all font-mono text-xs text-slate-600">{line.price}</code>}
+                    {line.price && (
+                      <span className="block text-xs">
+                        <NamedLink accountId={accountId} id={line.price} />
+                        <code className="block break-all font-mono text-slate-600">{line.price}</code>
+                      </span>
+                    )}
                     {!line.description && !line.price && <Dash />}
                   </td>
                   <td className="px-2 py-2 tabular-nums">{line.quantity}</td>

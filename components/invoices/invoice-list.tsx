@@ -11,8 +11,10 @@ import type { Invoice } from "./types";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
-/** The account's invoices, with a status filter and pages kept in the URL. */
-export function InvoiceList({ accountId }: { accountId: string }) {
+/** The account's (or one customer's) invoices, with a status filter and pages kept in the URL. */
+export function InvoiceList({ accountId, customer }: { accountId: string; customer?: string }) {
+  // On a customer's page: only theirs, under its own URL keys beside the page's other lists.
+  const related = customer ? { scope: { customer }, param: "invoice_", title: "Invoices" } : {};
   return (
     <StatusFilteredList<Invoice, Invoice["status"]>
       accountId={accountId}
@@ -21,7 +23,8 @@ export function InvoiceList({ accountId }: { accountId: string }) {
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
       head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
-      emptyHint="No invoices yet. Create one with New invoice, or with POST /api/invoices from your server."
+      {...related}
+      emptyHint={customer ? "No invoices for this customer yet." : "No invoices yet. Create one with New invoice, or with POST /api/invoices from your server."}
       row={(invoice) => (
 <tr key={invoice.id} className="align-top">
         <td className="px-2 py-2">

@@ -2,12 +2,12 @@
 
 import type { ReactNode } from "react";
 import { Time } from "@/components/events/bits";
-import { formatMoney } from "@/components/invoices/format";
 import { StatusBadge } from "@/components/ui";
+import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
+import { NamedLink } from "./names";
 
-/** A billing object as the API returns it (JSON). */
-export type ApiObject = Record<string, unknown> & { id: string };
+export { money, priceLabel, type ApiObject };
 
 export type Filter = { key: string; label: string; options?: readonly string[]; placeholder?: string };
 export type Column = { label: string; cell: (object: ApiObject, accountId: string) => ReactNode };
@@ -25,15 +25,9 @@ export type ObjectKind = {
   /** What names the object on its detail page. */
   name: (object: ApiObject) => string;
   empty: string;
+  /** Lists of other kinds that belong to one object, shown on its page: `key` filters them to it. */
+  related?: { slug: string; key: string; title: string }[];
 };
-
-const str = (object: ApiObject, key: string) => (typeof object[key] === "string" ? (object[key] as string) : undefined);
-const num = (object: ApiObject, key: string) => (typeof object[key] === "number" ? (object[key] as number) : undefined);
-
-export function money(object: ApiObject, key: string): string {
-  const atoms = num(object, key);
-  return atoms === undefined ? "—" : formatMoney(atoms, str(object, "currency") ?? "usd");
-}
 
 const idColumn = (label = "Id"): Column => ({ label, cell: (o, a) => <ObjectLink accountId={a} id={o.id} /> });
 const createdColumn: Column = { label: "Created", cell: (o) => <Time iso={str(o, "created")} /> };
@@ -45,17 +39,9 @@ const activeColumn: Column = {
   label: "Status",
   cell: (o) => <StatusBadge status={o.active ? "active" : "archived"} label={o.active ? "active" : "archived"} />,
 };
-const linkColumn = (key: string, label: string): Column => ({ label, cell: (o, a) => <ObjectLink accountId={a} id={o[key]} /> });
+// Related objects by name (a customer, a product…), their id on hover.
+const linkColumn = (key: string, label: string): Column => ({ label, cell: (o, a) => <NamedLink accountId={a} id={o[key]} /> });
 const ACTIVE_FILTER: Filter = { key: "active", label: "Status", options: ["true", "false"] };
-
-export function priceLabel(price: ApiObject): string {
-  const amount = money(price, "unit_amount_atom");
-  const recurring = price.recurring as { interval?: string; interval_count?: number } | null | undefined;
-  if (!recurring?.interval) return amount;
-  return recurring.interval_count && recurring.interval_count > 1
-    ? `${amount} every ${recurring.interval_count} ${recurring.interval}s`
-    : `${amount} / ${recurring.interval}`;
-}
 
 export const OBJECT_KINDS: ObjectKind[] = [
   {
@@ -72,6 +58,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     ],
     name: (o) => str(o, "name") ?? o.id,
     empty: "No products yet.",
+    related: [{ slug: "prices", key: "product", title: "Prices" }],
   },
   {
     slug: "prices",
@@ -86,7 +73,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
       activeColumn,
       createdColumn,
     ],
-    name: (o) => str(o, "nickname") ?? priceLabel(o),
+    name: (o) => priceName(o),
     empty: "No prices yet.",
   },
   {
@@ -174,7 +161,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
       { label: "Mode", cell: (o) => str(o, "mode") },
       statusColumn(),
       statusColumn("payment_status", "Payment"),
-      { label: "Customer", cell: (o, a) => (o.customer ? <ObjectLink accountId={a} id={o.customer} /> : <Truncated text={str(o, "customer_email") ?? "—"} />) },
+      { label: "Customer", cell: (o, a) => (o.customer ? <NamedLink accountId={a} id={o.customer} /> : <Truncated text={str(o, "customer_email") ?? "—"} />) },
       createdColumn,
     ],
     name: (o) => `${money(o, "amount_total_atom")} checkout session`,

@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { apiFetch } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
-import { priceLabel, type ApiObject } from "./kinds";
-import { Truncated } from "./links";
+import { priceLabel, priceName, str, type ApiObject } from "./labels";
+import { ObjectLink, Truncated } from "./links";
 
 // Names are looked up once per id and kept for the session: lists of 25 rows share few customers
 // and prices, and a name changing under an open list is harmless.
@@ -15,6 +15,7 @@ function useObject(accountId: string, path: string, id: string) {
   return useQuery({
     queryKey: ["names", accountId, path, id],
     queryFn: () => apiFetch<ApiObject>(`/${accountId}/${path}/${encodeURIComponent(id)}`),
+    enabled: id !== "",
     ...NAME_CACHE,
   });
 }
@@ -32,17 +33,40 @@ export function CustomerName({ accountId, id }: { accountId: string; id: string 
   );
 }
 
+/** What a person reads for an object: a product's name, a price's nickname and amount. */
+function useObjectName(accountId: string, id: string): string | undefined {
+  const path = id.startsWith("prod_") ? "products" : id.startsWith("price_") ? "prices" : "";
+  const { data } = useObject(accountId, path, path ? id : "");
+  if (!data) return undefined;
+  return path === "prices" ? priceName(data) : str(data, "name");
+}
+
+/**
+ * Any id a person reads, as a link named for what it is: customers by name or email, products by
+ * name, prices by nickname and amount; other ids as themselves. The id stays on hover.
+ */
+export function NamedLink({ accountId, id }: { accountId: string; id: unknown }) {
+  const key = typeof id === "string" ? id : "";
+  const name = useObjectName(accountId, key);
+  if (key.startsWith("cus_")) return <CustomerName accountId={accountId} id={key} />;
+  if (!name) return <ObjectLink accountId={accountId} id={id} />;
+  return (
+    <span title={key}>
+      <ObjectLink accountId={accountId} id={key}>
+        <Truncated text={name} />
+      </ObjectLink>
+    </span>
+  );
+}
+
 /** "Coffee beans · $12.50 / month × 2": the product, the price and the quantity of one item. */
 export function PlanSummary({ accountId, priceId, quantity }: { accountId: string; priceId: string; quantity: number }) {
   const price = useObject(accountId, "prices", priceId).data;
-  const productId = typeof price?.product === "string" ? price.product : "";
-  const product = useQuery({
-    queryKey: ["names", accountId, "products", productId],
-    queryFn: () => apiFetch<ApiObject>(`/${accountId}/products/${encodeURIComponent(productId)}`),
-    enabled: productId !== "",
-    ...NAME_CACHE,
-  }).data;
+  const productId = price ? (str(price, "product") ?? "") : "";
+  const product = useObject(accountId, "products", productId).data;
   if (!price) return <Truncated text={priceId} className="font-mono text-xs" />;
-  const name = typeof product?.name === "string" ? `${product.name} · ` : "";
-  return <Truncated text={`${name}${priceLabel(price)}${quantity > 1 ? ` × ${quantity}` : ""}`} />;
+  const name = product && str(product, "name") ? `${str(product, "name")} · ` : "";
+  const nickname = str(price, "nickname");
+  const label = `${name}${nickname ? `${nickname} · ` : ""}${priceLabel(price)}`;
+  return <Truncated text={`${label}${quantity > 1 ? ` × ${quantity}` : ""}`} />;
 }

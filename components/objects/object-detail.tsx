@@ -1,15 +1,16 @@
 "use client";
 
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, PageHeader, StatusBadge } from "@/components/ui";
+import { Card, Loading, PageHeader, StatusBadge } from "@/components/ui";
 import { RawJson } from "@/components/ui/raw-json";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { objectKind, type ApiObject } from "./kinds";
-import { ObjectLink } from "./links";
+import { NamedLink } from "./names";
 import { ObjectActions } from "./object-actions";
+import { ObjectList } from "./object-list";
 
 const TIME_KEYS = /(^created$|^updated$|_at$|^redeem_by$)/;
 
@@ -17,12 +18,12 @@ function FieldValue({ name, value, accountId }: { name: string; value: unknown; 
   if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
   if (typeof value === "string" && TIME_KEYS.test(name)) return <Time iso={value} />;
   if (name === "status" && typeof value === "string") return <StatusBadge status={value} />;
-  if (typeof value === "string" && /^[a-z]+_[a-z]+_[0-9a-z]{20,}$/.test(value)) return <ObjectLink accountId={accountId} id={value} />;
+  if (typeof value === "string" && /^[a-z]+_[a-z]+_[0-9a-z]{20,}$/.test(value)) return <NamedLink accountId={accountId} id={value} />;
   if (typeof value === "object") return <code className="break-all font-mono text-xs">{JSON.stringify(value)}</code>;
   return <span className="break-all">{String(value)}</span>;
 }
 
-/** Any billing object of the generic kinds: its fields, its actions, its raw JSON, its timeline. */
+/** Any billing object of the generic kinds: its fields, its actions, its related lists, its raw JSON, its timeline. */
 export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug: string; id: string }) {
   const kind = objectKind(slug)!;
   const listHref = `/accounts/${accountId}/${kind.slug}`;
@@ -52,6 +53,12 @@ export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug:
             ))}
           </dl>
         </Card>
+        {/* Related lists keep their page and filters in the URL (useSearchParams). */}
+        <Suspense fallback={<Loading what="Loading related lists" />}>
+          {kind.related?.map((related) => (
+            <ObjectList key={related.slug} accountId={accountId} slug={related.slug} scope={{ [related.key]: object.id }} title={related.title} param={`${related.slug}_`} />
+          ))}
+        </Suspense>
         <RawJson value={object} />
       </div>
     </>

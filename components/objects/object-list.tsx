@@ -64,37 +64,58 @@ function FilterBar({ kind, values, onApply }: { kind: ObjectKind; values: Record
   );
 }
 
-/** A list of one kind of billing object: filters and page in the URL, newest first as the API lists them. */
-export function ObjectList({ accountId, slug }: { accountId: string; slug: string }) {
-  const kind = objectKind(slug)!;
+/**
+ * A list of one kind of billing object: filters and page in the URL, newest first as the API lists
+ * them. With `scope` it is one object's related list (a customer's payments, a product's prices):
+ * those filters are fixed and hidden, and `param` prefixes its URL keys so lists share a page.
+ */
+export function ObjectList({
+  accountId,
+  slug,
+  scope = {},
+  title,
+  param = "",
+}: {
+  accountId: string;
+  slug: string;
+  scope?: Record<string, string>;
+  title?: string;
+  param?: string;
+}) {
+  const base = objectKind(slug)!;
+  const kind: ObjectKind = { ...base, filters: base.filters.filter((filter) => !(filter.key in scope)) };
   const router = useRouter();
   const pathname = usePathname();
   const searchParams = useSearchParams();
-  const offset = readOffset(searchParams.get("offset"));
+  const offset = readOffset(searchParams.get(`${param}offset`));
   const filters: Record<string, string> = {};
   for (const filter of kind.filters) {
-    const value = searchParams.get(filter.key);
+    const value = searchParams.get(`${param}${filter.key}`);
     if (value) filters[filter.key] = value;
   }
 
   const query = useQuery({
-    queryKey: [kind.slug, accountId, "list", filters, offset],
+    queryKey: [kind.slug, accountId, "list", { ...filters, ...scope }, offset],
     queryFn: async () => {
-      const params = new URLSearchParams({ ...filters, limit: String(LIMIT), offset: String(offset) });
+      const params = new URLSearchParams({ ...filters, ...scope, limit: String(LIMIT), offset: String(offset) });
       return { ...(await apiFetch<ListEnvelope<ApiObject>>(`/${accountId}/${kind.api}?${params}`)), offset };
     },
     placeholderData: keepPreviousData,
   });
 
   function navigate(nextFilters: Record<string, string>, nextOffset: number) {
-    const params = new URLSearchParams(Object.entries(nextFilters).filter(([, value]) => value));
-    if (nextOffset > 0) params.set("offset", String(nextOffset));
+    // A related list keeps the page's other lists' keys; a page's own list starts afresh.
+    const params = new URLSearchParams(param ? searchParams : undefined);
+    for (const filter of kind.filters) params.delete(`${param}${filter.key}`);
+    params.delete(`${param}offset`);
+    for (const [key, value] of Object.entries(nextFilters)) if (value) params.set(`${param}${key}`, value);
+    if (nextOffset > 0) params.set(`${param}offset`, String(nextOffset));
     const qs = params.toString();
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
   }
 
   return (
-    <Card actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}>
+    <Card title={title} actions={query.isPlaceholderData ? <span className="text-xs text-slate-500">Loading…</span> : undefined}>
       {/* Keyed by the URL's filters, so Back/Forward resets the inputs to what is shown. */}
       <FilterBar key={JSON.stringify(filters)} kind={kind} values={filters} onApply={(next) => navigate(next, 0)} />
       {query.isPending ? (
@@ -107,7 +128,7 @@ export function ObjectList({ accountId, slug }: { accountId: string; slug: strin
           {query.data.items.length === 0 ? (
             <p className="py-4 text-sm text-slate-600">{Object.keys(filters).length > 0 ? `No ${kind.title.toLowerCase()} match these filters.` : kind.empty}</p>
           ) : (
-            <Table label={kind.title} head={kind.columns.map((column) => column.label)}>
+            <Table label={title ?? kind.title} head={kind.columns.map((column) => column.label)}>
               {query.data.items.map((object) => (
                 <tr key={object.id} className="align-top">
                   {kind.columns.map((column) => (
@@ -120,7 +141,7 @@ export function ObjectList({ accountId, slug }: { accountId: string; slug: strin
             </Table>
           )}
           <Pager
-            label={`${kind.title} pages`}
+            label={`${title ?? kind.title} pages`}
             offset={query.data.offset}
             limit={LIMIT}
             total={query.data.total}

@@ -1,15 +1,17 @@
 "use client";
 
 import Link from "next/link";
-import { customerHref } from "@/components/customers/format";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { invoiceHref } from "@/components/invoices/format";
+import { CustomerName, PlanSummary } from "@/components/objects/names";
+import { ObjectLink } from "@/components/objects/links";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
 import type { Subscription } from "./types";
 import { SubscriptionActions } from "./subscription-actions";
+import { UnpaidInvoiceNotice } from "./unpaid-invoice";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
@@ -44,6 +46,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
         </div>
       </div>
       <div className="space-y-4">
+        <UnpaidInvoiceNotice accountId={accountId} subscription={subscription} />
         <SubscriptionActions accountId={accountId} subscription={subscription} />
         <Card title="Subscription">
           <dl className="grid grid-cols-1 gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
@@ -51,12 +54,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
               <StatusBadge status={subscription.status} />
             </DetailItem>
             <DetailItem label="Customer">
-              <Link
-                href={customerHref(accountId, subscription.customer)}
-                className={`break-all font-mono text-xs ${linkClass}`}
-              >
-                {subscription.customer}
-              </Link>
+              <CustomerName accountId={accountId} id={subscription.customer} />
             </DetailItem>
             <DetailItem label="Currency">{subscription.currency.toUpperCase()}</DetailItem>
             <DetailItem label="Latest invoice">
@@ -108,7 +106,10 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
               {subscription.items.map((item) => (
                 <tr key={item.id} className="align-top">
                   <td className="px-2 py-2">
-                    <code className="break-all font-mono text-xs">{item.price}</code>
+                    <ObjectLink accountId={accountId} id={item.price}>
+                      <PlanSummary accountId={accountId} priceId={item.price} quantity={1} />
+                    </ObjectLink>
+                    <code className="block break-all font-mono text-xs text-slate-500">{item.price}</code>
                   </td>
                   <td className="px-2 py-2 tabular-nums">{item.quantity}</td>
                 </tr>

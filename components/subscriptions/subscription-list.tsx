@@ -11,8 +11,10 @@ import type { Subscription } from "./types";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
-/** The account's subscriptions, with a status filter and pages kept in the URL. */
-export function SubscriptionList({ accountId }: { accountId: string }) {
+/** The account's (or one customer's) subscriptions, with a status filter and pages kept in the URL. */
+export function SubscriptionList({ accountId, customer }: { accountId: string; customer?: string }) {
+  // On a customer's page: only theirs, under its own URL keys beside the page's other lists.
+  const related = customer ? { scope: { customer }, param: "subscription_", title: "Subscriptions" } : {};
   return (
     <StatusFilteredList<Subscription, Subscription["status"]>
       accountId={accountId}
@@ -21,7 +23,8 @@ export function SubscriptionList({ accountId }: { accountId: string }) {
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
-      emptyHint="No subscriptions yet. Create one with New subscription, or with POST /api/subscriptions from your server."
+      {...related}
+      emptyHint={customer ? "No subscriptions for this customer yet." : "No subscriptions yet. Create one with New subscription, or with POST /api/subscriptions from your server."}
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
         <td className="px-2 py-2">

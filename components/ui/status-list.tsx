@@ -17,7 +17,9 @@ function readOffset(raw: string | null): number {
 /**
  * A page of an account's objects, newest first as the API lists them, with a status filter. The
  * page and the filter live in the URL so "Back" from an object (or a reload) returns to the same
- * view. Used by the invoices and subscriptions lists.
+ * view. Used by the invoices and subscriptions lists. With `scope` it is one object's related list
+ * (a customer's invoices): those filters are fixed, and `param` prefixes its URL keys so several
+ * lists share a page.
  */
 export function StatusFilteredList<T extends { id: string }, S extends string>({
   accountId,
@@ -28,6 +30,9 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   head,
   emptyHint,
   row,
+  scope = {},
+  param = "",
+  title: cardTitle,
 }: {
   accountId: string;
   /** The API collection under the account, e.g. `invoices`. */
@@ -39,24 +44,27 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   head: string[];
   emptyHint: string;
   row: (item: T) => ReactNode;
+  scope?: Record<string, string>;
+  param?: string;
+  title?: string;
 }) {
   const router = useRouter();
   const pathname = usePathname();
   const searchParams = useSearchParams();
-  const offset = readOffset(searchParams.get("offset"));
+  const offset = readOffset(searchParams.get(`${param}offset`));
   const isStatus = (value: string | null): value is S => value !== null && (statuses as readonly string[]).includes(value);
-  const rawStatus = searchParams.get("status");
+  const rawStatus = searchParams.get(`${param}status`);
   // An unknown status in a hand-edited URL reads as "Any" rather than a 400 from the API.
   const status: S | undefined = isStatus(rawStatus) ? rawStatus : undefined;
   const [singular, plural] = noun;
-  const title = plural.charAt(0).toUpperCase() + plural.slice(1);
+  const title = cardTitle ?? plural.charAt(0).toUpperCase() + plural.slice(1);
 
   const query = useQuery({
-    queryKey: [...queryKey, "list", { offset, status }],
+    queryKey: [...queryKey, "list", { offset, status, ...scope }],
     // The offset travels with the page so the range text matches the rows shown, also while a
     // previous page stands in for the one loading.
     queryFn: async () => {
-      const params = new URLSearchParams({ limit: String(LIMIT), offset: String(offset) });
+      const params = new URLSearchParams({ ...scope, limit: String(LIMIT), offset: String(offset) });
       if (status) params.set("status", status);
       return { ...(await apiFetch<ListEnvelope<T>>(`/${accountId}/${resource}?${params.toString()}`)), offset };
     },
@@ -64,9 +72,12 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   });
 
   function navigate(next: { offset: number; status: S | undefined }) {
-    const params = new URLSearchParams();
-    if (next.status) params.set("status", next.status);
-    if (next.offset > 0) params.set("offset", String(next.offset));
+    // A related list keeps the page's other lists' keys; a page's own list starts afresh.
+    const params = new URLSearchParams(param ? searchParams : undefined);
+    params.delete(`${param}status`);
+    params.delete(`${param}offset`);
+    if (next.status) params.set(`${param}status`, next.status);
+    if (next.offset > 0) params.set(`${param}offset`, String(next.offset));
     const qs = params.toString();
     // replace, not push: paging and filtering should not pile up in the back history.
     router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
@@ -94,14 +105,14 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
 
   if (query.isPending) {
     return (
-      <Card actions={filter}>
+      <Card title={cardTitle} actions={filter}>
         <Loading what={`Loading ${plural}`} />
       </Card>
     );
   }
   if (query.isError && !query.data) {
     return (
-      <Card actions={filter}>
+      <Card title={cardTitle} actions={filter}>
         <ErrorBox error={query.error} />
       </Card>
     );
@@ -110,6 +121,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
 
   return (
     <Card
+      title={cardTitle}
       actions={
         <div className="flex w-full flex-wrap items-end justify-between gap-2">
           {filter}
@@ -129,7 +141,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
         </Table>
       )}
       <Pager
-        label={`${singular.charAt(0).toUpperCase() + singular.slice(1)} pages`}
+        label={`${cardTitle ?? singular.charAt(0).toUpperCase() + singular.slice(1)} pages`}
         offset={shownOffset}
         limit={LIMIT}
         total={total}
