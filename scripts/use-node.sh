@@ -14,7 +14,9 @@ if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$_use_no
     aarch64 | arm64) _use_node_arch=arm64 ;;
     *) echo "scripts/use-node.sh: no Node.js package for $(uname -m); install Node.js $_use_node_major yourself" >&2; return 1 ;;
   esac
-  _use_node_prefix="${XDG_CACHE_HOME:-$HOME/.cache}/billing-service/node-$_use_node_major"
+  # The user's cache, or the checkout's own when there is no HOME (a bare CI environment).
+  _use_node_cache="${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}"
+  _use_node_prefix="${_use_node_cache:-$_use_node_root/.cache}/billing-service/node-$_use_node_major"
   _use_node_home="$_use_node_prefix/node_modules/node-linux-$_use_node_arch"
   if [ "$("$_use_node_home/bin/node" -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$_use_node_major" ]; then
     echo "Installing Node.js $_use_node_major from the npm registry (node-linux-$_use_node_arch) into $_use_node_prefix"
@@ -26,4 +28,4 @@ if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$_use_no
   # Native addons compile against this Node's own headers (the package ships include/node).
   export npm_config_nodedir="$_use_node_home"
 fi
-unset _use_node_root _use_node_major _use_node_arch _use_node_prefix _use_node_home
+unset _use_node_root _use_node_major _use_node_arch _use_node_cache _use_node_prefix _use_node_home
