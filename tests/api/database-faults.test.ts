@@ -4,12 +4,10 @@ import { postgresClient } from "@/db/client";
 import { api, type ApiResponse } from "../helpers/api";
 import { ADMIN_DATABASE_URL } from "../helpers/database";
 import { isolatedDatabase } from "../helpers/isolated-database";
-import type { Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { appBehindProxy, sleep, timed } from "../helpers/proxied-app";
+import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
-import type { TcpProxy } from "../helpers/tcp-proxy";
 
 function expectUnavailable(response: ApiResponse): void {
   expectProblem(response, 503, /database is unavailable/);
@@ -22,19 +20,10 @@ function expectUnavailable(response: ApiResponse): void {
  * limits' shared count does not hold requests up.
  */
 describe("health while the database is stalled", () => {
-  let proxy: TcpProxy;
-  let app: RunningApp;
-  let merchant: Merchant;
-
-  beforeAll(async () => {
-    ({ proxy, app, merchant } = await appBehindProxy());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.cut();
-  });
+  const suite = appBehindProxyForSuite();
 
   it("answers liveness at once and readiness within its deadline", { timeout: 90_000 }, async () => {
+    const { proxy, app, merchant } = suite;
     const client = api(merchant.secret.token, `${app.baseUrl}/api`);
     const open = api(undefined, `${app.baseUrl}/api`);
     expect((await open.get("/health")).status).toBe(200);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type Client } from "../helpers/api";
-import type { Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { appBehindProxy, sleep, timed } from "../helpers/proxied-app";
+import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { eventually, Receiver } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
@@ -47,19 +46,10 @@ async function straddleQueueBound(proxy: TcpProxy, client: Client): Promise<void
 }
 
 describe("a database stall that heals", () => {
-  let proxy: TcpProxy;
-  let app: RunningApp;
-  let merchant: Merchant;
-
-  beforeAll(async () => {
-    ({ proxy, app, merchant } = await appBehindProxy({}, { DATABASE_POOL_SIZE: "1" }));
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.cut();
-  });
+  const suite = appBehindProxyForSuite({}, { DATABASE_POOL_SIZE: "1" });
 
   it("serves within seconds after a stall that straddles a queue-bound cancel", { timeout: 90_000 }, async () => {
+    const { proxy, app, merchant } = suite;
     const client = api(merchant.secret.token, `${app.baseUrl}/api`);
     for (let i = 0; i < 3; i++) expect((await client.get("/customers")).status).toBe(200);
 

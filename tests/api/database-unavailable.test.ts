@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api } from "../helpers/api";
-import type { Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { appBehindProxy } from "../helpers/proxied-app";
+import { appBehindProxyForSuite } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
-import type { RunningApp } from "../helpers/server";
-import type { TcpProxy } from "../helpers/tcp-proxy";
 
 /**
  * The app's database behind a proxy this test controls: cut it, and the API answers fast 503s
  * with Retry-After (readiness too) without crashing; restore it, and the same process serves again.
  */
 describe("without its database", () => {
-  let proxy: TcpProxy;
-  let app: RunningApp;
-  let merchant: Merchant;
-
-  beforeAll(async () => {
-    ({ proxy, app, merchant } = await appBehindProxy());
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.cut();
-  });
+  const suite = appBehindProxyForSuite();
 
   it("answers 503 with Retry-After at once, and recovers without a restart", { timeout: 90_000 }, async () => {
+    const { proxy, app, merchant } = suite;
     const client = api(merchant.secret.token, `${app.baseUrl}/api`);
     const ready = api(undefined, `${app.baseUrl}/api`);
     expect((await ready.get("/health/ready")).body).toEqual({ status: "ready", database: "ok" });
@@ -66,22 +54,13 @@ describe("without its database", () => {
  * the old ones stay dead.
  */
 describe("with its database blackholed", () => {
-  let proxy: TcpProxy;
-  let app: RunningApp;
-  let merchant: Merchant;
-
-  beforeAll(async () => {
-    // TLS if the server offers it: the app's sockets negotiate it themselves (db/watchdog.ts); the
-    // test server declines, so this exercises the negotiation and the fall-back to plain. A small
-    // pool, so that concurrent requests also queue for a connection.
-    ({ proxy, app, merchant } = await appBehindProxy({ sslmode: "prefer" }, { DATABASE_POOL_SIZE: "2" }));
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.cut();
-  });
+  // TLS if the server offers it: the app's sockets negotiate it themselves (db/watchdog.ts); the
+  // test server declines, so this exercises the negotiation and the fall-back to plain. A small
+  // pool, so that concurrent requests also queue for a connection.
+  const suite = appBehindProxyForSuite({ sslmode: "prefer" }, { DATABASE_POOL_SIZE: "2" });
 
   it("answers 503 within seconds on silent sockets, and recovers without a restart", { timeout: 120_000 }, async () => {
+    const { proxy, app, merchant } = suite;
     const client = api(merchant.secret.token, `${app.baseUrl}/api`);
     const ready = api(undefined, `${app.baseUrl}/api`);
     // Warm the pool: both connections open and idle when the network goes silent.

@@ -1,4 +1,4 @@
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { newMerchant, type Merchant } from "./merchant";
 import { startApp, type RunningApp } from "./server";
 import { TcpProxy } from "./tcp-proxy";
@@ -14,6 +14,24 @@ export async function appBehindProxy(
   for (const [name, value] of Object.entries(search)) url.searchParams.set(name, value);
   const app = await startApp({ DATABASE_URL: url.toString(), ...env });
   return { proxy, app, merchant: await newMerchant(), databaseUrl: inject("databaseUrl") };
+}
+
+type ProxiedApp = Awaited<ReturnType<typeof appBehindProxy>>;
+
+/**
+ * `appBehindProxy` for a describe block: started before its tests, stopped (and its proxy cut)
+ * after them. Read the fields inside the tests, once `beforeAll` has filled them in.
+ */
+export function appBehindProxyForSuite(search: Record<string, string> = {}, env: Record<string, string> = {}): ProxiedApp {
+  const suite = {} as ProxiedApp;
+  beforeAll(async () => {
+    Object.assign(suite, await appBehindProxy(search, env));
+  });
+  afterAll(async () => {
+    await suite.app?.stop();
+    await suite.proxy?.cut();
+  });
+  return suite;
 }
 
 /** The response and how long it took. */
