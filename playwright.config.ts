@@ -4,7 +4,7 @@ import { bypassHeaders } from "./e2e/bypass";
 /**
  * End-to-end tests in Debian's Chromium (never `playwright install`). By default they run against
  * the app started by e2e/global-setup.ts on a fresh PostgreSQL database; E2E_BASE_URL points them
- * at a deployment instead (see the README).
+ * at a deployment instead (see docs/deploy.md, "End-to-end tests against a deployment").
  */
 export default defineConfig({
   testDir: "e2e",

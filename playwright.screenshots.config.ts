@@ -1,7 +1,7 @@
 import { defineConfig } from "@playwright/test";
 import base from "./playwright.config";
 
-/** `npm run screenshots`: the README's pictures, taken from the real app with real data. */
+/** `npm run screenshots`: the dashboard guide's pictures (docs/dashboard.md), taken from the real app with real data. */
 export default defineConfig({
   ...base,
   testDir: "scripts/screenshots",

@@ -47,7 +47,7 @@ const HANDLE = Symbol.for("billing-service.db");
 type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
 
 /**
- * A postgres.js pool with every wait bounded (docs/security.md, "Database unavailable"): the API's
+ * A postgres.js pool with every wait bounded (docs/security.md, "No database"): the API's
  * pool, and the webhook driver's (lib/webhooks/pool.ts), which adds its own startup parameters.
  */
 export function postgresClient(

@@ -12,7 +12,7 @@ import { config } from "@/lib/config";
  * scripts/embedded-template.ts) and copied into `.data/pglite/` when the embedded database starts
  * on an empty data directory. A fresh PGlite directory costs initdb (a second WebAssembly
  * instance, several seconds of CPU) plus every migration; a copy costs a fraction of a second, so
- * `npm run dev` on a fresh clone serves its first page sooner (issue 15, docs/performance.md).
+ * `npm run dev` on a fresh clone serves its first page sooner (docs/performance.md, "Dev mode's first page").
  *
  * The templates live under BILLING_TEMPLATE_DIR (node_modules/.cache/billing-service: a new
  * `npm install` into a fresh node_modules builds it again). The template is named by a key over PGlite's version and the migrations (drizzle's own hashes of

@@ -4,7 +4,7 @@ import { addUtcMonths } from "@/lib/clock/time";
 
 /**
  * Process configuration, read once from the environment.
- * Every environment variable the service reads is declared here (and in the README).
+ * Every environment variable the service reads is declared here (and in docs/deploy.md, "Environment variables").
  */
 const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
@@ -101,7 +101,7 @@ export type Config = {
   /**
    * Whether this long-lived process runs the embedded background work (the webhook delivery
    * driver and the clock ticker). `BACKGROUND_WORK=off` makes an instance serve requests only,
-   * beside worker instances that run it (README, "Deploying"); it needs a shared DATABASE_URL.
+   * beside worker instances that run it (docs/operations.md, "Runtime modes"); it needs a shared DATABASE_URL.
    */
   backgroundWork: boolean;
   /** Requests per second per live token; sandbox tokens and unauthenticated clients get a quarter (lib/api/rate-limit.ts). */

@@ -1,5 +1,5 @@
 /**
- * What running on a deployment platform changes (the README's "Deploying on Vercel"): how the
+ * What running on a deployment platform changes (docs/deploy.md, "Vercel"): how the
  * server reaches PostgreSQL through a connection pooler, where migrations connect, and what a
  * serverless deployment cannot do without.
  */

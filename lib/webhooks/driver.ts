@@ -30,7 +30,7 @@ const SKIPPED_RETRY_MS = 50;
  * The least time between two claims of one process. Completions free slots a few at a time; a
  * claim for every few costs as much database and app time as one for many, and with several
  * instances each claiming after each of its own completions the claims multiplied and shrank
- * (docs/performance.md, issue 11). Waiting this long lets the freed slots gather into one claim.
+ * (docs/history/performance-log.md, webhook delivery). Waiting this long lets the freed slots gather into one claim.
  */
 const CLAIM_GAP_MS = 10;
 

@@ -16,7 +16,7 @@ export type SendResult = {
 };
 
 // Keep-alive sockets per receiver origin. undici's pools were measured as the alternative and cost
-// more CPU per request here (docs/performance.md, issue 11), so node:https stays.
+// more CPU per request here (docs/history/performance-log.md, webhook delivery), so node:https stays.
 const agents = {
   publicOnly: new Agent({ keepAlive: true, lookup: publicOnlyLookup }),
   any: new Agent({ keepAlive: true }),

@@ -12,7 +12,7 @@ const run = promisify(execFile);
 
 /**
  * `BACKGROUND_WORK=off`: an instance that serves the API only, beside a worker instance on the same
- * database (README, "Production"). Its own fresh database and processes (the global app is not
+ * database (docs/operations.md, "Runtime modes"). Its own fresh database and processes (the global app is not
  * involved).
  */
 let database: Awaited<ReturnType<typeof createFreshDatabase>>;

@@ -10,7 +10,7 @@ import { ServiceError } from "@/lib/errors";
  * The endpoint Inngest calls to register and run the functions. Without Inngest configured this
  * process delivers webhooks itself, and the path answers 404 like any unknown path.
  */
-const notConfigured = failWith(() => new ServiceError("not_found", "Inngest is not configured on this deployment (see the README)."));
+const notConfigured = failWith(() => new ServiceError("not_found", "Inngest is not configured on this deployment (see docs/webhooks.md, Delivery drivers)."));
 
 // Built on first use and configuration read per request: `next build` imports this module
 // without the runtime environment, and an unconfigured deployment never builds the handler.
