@@ -3,6 +3,8 @@ import type { oas31 } from "zod-openapi";
 type Schema = oas31.SchemaObject | oas31.ReferenceObject;
 type Components = Record<string, Schema>;
 
+const isRef = (schema: Schema): schema is oas31.ReferenceObject => "$ref" in schema;
+
 /**
  * An example value for a JSON Schema of the OpenAPI document, for the reference's curl examples:
  * the schema's own `example` wherever one is given (the zod `.meta({ example })`, so a schema
@@ -12,7 +14,7 @@ type Components = Record<string, Schema>;
  * request body's example against the operation's own zod schema.
  */
 export function exampleValue(schema: Schema, components: Components, depth = 0): unknown {
-  if ("$ref" in schema) {
+  if (isRef(schema)) {
     const target = components[schema.$ref.split("/").pop() ?? ""];
     return target && depth < 8 ? exampleValue(target, components, depth + 1) : {};
   }
@@ -52,7 +54,7 @@ function objectExample(schema: oas31.SchemaObject, components: Components, depth
   const properties = schema.properties ?? {};
   let names = schema.required ?? [];
   if (names.length === 0) {
-    const withExample = Object.entries(properties).find(([, property]) => !("$ref" in property) && property.example !== undefined);
+    const withExample = Object.entries(properties).find(([, property]) => !isRef(property) && property.example !== undefined);
     names = withExample ? [withExample[0]] : [];
   }
   return Object.fromEntries(
