@@ -9,11 +9,11 @@ export function AccountSwitcher({ current, accounts }: { current: OrganizationAc
   const pathname = usePathname();
   const section = pathname.split("/")[3] ?? "";
   return (
-    <label className="flex items-center gap-2 text-sm">
+    <label className="flex min-w-0 items-center gap-2 text-sm">
       <span className="sr-only md:not-sr-only">Account</span>
       <select
         aria-label="Account"
-        className={`rounded border px-2 py-1 ${current.livemode ? "border-slate-300" : "border-amber-500 bg-amber-50"}`}
+        className={`max-w-44 min-w-0 rounded border px-2 py-1 md:max-w-none ${current.livemode ? "border-slate-300" : "border-amber-500 bg-amber-50"}`}
         value={current.id}
         onChange={(event) => router.push(`/accounts/${event.target.value}${section ? `/${section}` : ""}`)}
       >

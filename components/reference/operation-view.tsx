@@ -1,8 +1,13 @@
 import type { oas31 } from "zod-openapi";
+import { exampleValue } from "@/lib/openapi-example";
 import { Fields, Prose, TypeLabel, type Schema } from "./schema-view";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
-export type OperationEntry = { method: Method; path: string; operation: oas31.OperationObject };
+/**
+ * One operation as the reference shows it: on its path without the account segment when it has
+ * one (acting on the token's account), with the account-scoped path it is also served on.
+ */
+export type OperationEntry = { method: Method; path: string; operation: oas31.OperationObject; scopedPath?: string };
 
 const METHOD_STYLES: Record<Method, string> = {
   get: "bg-sky-100 text-sky-800",
@@ -71,25 +76,41 @@ function Parameters({ parameters }: { parameters: oas31.ParameterObject[] }) {
   );
 }
 
-function curlExample(entry: OperationEntry, server: string): string {
-  const lines = [`curl -X ${entry.method.toUpperCase()} "${server}${entry.path}"`];
+/** Path parameters become shell variables (`{customer_id}` → `$CUSTOMER_ID`): curl would glob the braces. */
+const shellPath = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.toUpperCase()}`);
+
+/** A runnable request: the real base URL, the token, and a body generated from the request schema. */
+function curlExample(entry: OperationEntry, server: string, body: Schema | undefined, components: Record<string, Schema>): string {
+  const lines = [`curl -X ${entry.method.toUpperCase()} "${server}${shellPath(entry.path)}"`];
   if (entry.operation.security?.some((requirement) => "bearerAuth" in requirement)) lines.push(`  -H "Authorization: Bearer $TOKEN"`);
-  if (entry.operation.requestBody) lines.push(`  -H "Content-Type: application/json" -d '{…}'`);
+  if (body) {
+    const json = JSON.stringify(exampleValue(body, components)).replaceAll("'", "'\\''");
+    lines.push(`  -H "Content-Type: application/json"`, `  -d '${json}'`);
+  }
   return lines.join(" \\\n");
 }
 
-export function OperationView({ entry, server }: { entry: OperationEntry; server: string }) {
+export function OperationView({ entry, server, components }: { entry: OperationEntry; server: string; components: Record<string, Schema> }) {
   const { operation } = entry;
   const parameters = (operation.parameters ?? []).filter((parameter): parameter is oas31.ParameterObject => "in" in parameter);
   const body = operation.requestBody && "content" in operation.requestBody ? jsonSchema(operation.requestBody.content) : undefined;
+  const apiPrefix = new URL(server, "http://x").pathname.replace(/\/$/, "");
   const responses = Object.entries(operation.responses ?? {}) as [string, oas31.ResponseObject | oas31.ReferenceObject][];
   return (
     <article id={operationAnchor(entry)} className="scroll-mt-4 rounded-lg [contain-intrinsic-size:auto_480px] [content-visibility:auto] border border-slate-200 bg-white p-4 shadow-sm" data-testid="operation">
       <header className="flex flex-wrap items-center gap-2">
         <MethodBadge method={entry.method} />
-        <code className="break-all font-mono text-sm">{entry.path}</code>
+        <code className="break-all font-mono text-sm" data-testid="operation-path">
+          {apiPrefix}
+          {entry.path}
+        </code>
         {operation.deprecated && <span className="rounded bg-amber-100 px-1.5 text-xs text-amber-900">deprecated</span>}
       </header>
+      {entry.scopedPath && (
+        <p className="mt-1 text-xs text-slate-500" data-testid="scoped-path">
+          Also served account-scoped: <code className="break-all font-mono">{apiPrefix + entry.scopedPath}</code> (the account must be the token&apos;s).
+        </p>
+      )}
       <h3 className="mt-2 text-base font-semibold">{operation.summary}</h3>
       <Prose text={operation.description} className="mt-1" />
       <Prose text={authLabel(operation.security)} className="mt-1 text-xs text-slate-500" />
@@ -119,7 +140,7 @@ export function OperationView({ entry, server }: { entry: OperationEntry; server
           })}
         </ul>
       </div>
-      <pre className="mt-3 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">{curlExample(entry, server)}</pre>
+      <pre data-testid="curl" className="mt-3 overflow-x-auto rounded bg-slate-900 p-3 font-mono text-xs text-slate-100">{curlExample(entry, server, body, components)}</pre>
     </article>
   );
 }

@@ -28,13 +28,13 @@ export function SendTestEvent({ accountId, endpointId, path }: { accountId: stri
   return (
     <div className="space-y-3 text-sm">
       <div className="flex flex-wrap items-end gap-2">
-        <div>
+        <div className="min-w-0 max-w-full">
           <label htmlFor={selectId} className="block font-medium text-slate-800">
             Event type
           </label>
           <select
             id={selectId}
-            className="mt-1 rounded border border-slate-300 px-2 py-1"
+            className="mt-1 w-full max-w-full rounded border border-slate-300 px-2 py-1"
             value={type}
             onChange={(event) => setType(event.target.value)}
           >

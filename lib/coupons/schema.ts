@@ -76,7 +76,8 @@ export const CouponCreateInput = z
       conflicting(ctx, "duration_in_months", "Only allowed when duration is repeating.");
     }
   })
-  .meta({ id: "CouponCreateInput" });
+  // A whole example: the fields depend on each other (the reference's curl examples use it).
+  .meta({ id: "CouponCreateInput", example: { name: "Spring sale", percent_off: 25, duration: "once" } });
 
 const immutable = (field: string) =>
   z

@@ -44,7 +44,8 @@ export const InvoiceLineInput = z
       ctx.addIssue({ code: "custom", path: ["description"], message: "Required with unit_amount_atom." });
     }
   })
-  .meta({ id: "InvoiceLineInput" });
+  // A whole example: the fields depend on each other (the reference's curl examples use it).
+  .meta({ id: "InvoiceLineInput", example: { unit_amount_atom: 2500, description: "Setup fee" } });
 
 export const MAX_LINES = 100;
 
