@@ -64,6 +64,12 @@ test("an event's page: the delivered body as received, headers without secrets, 
         const shown = (await page.getByTestId("delivered-body").textContent()) ?? "";
         expect(shown).toBe(received!.rawBody.toString("utf8"));
         expect(JSON.parse(shown)).toEqual(received!.body);
+        // Indented for reading on request, the same JSON.
+        await page.getByRole("button", { name: "Formatted" }).click();
+        await expect(page.getByTestId("delivered-body")).toContainText('\n  "object": "event",');
+        expect(JSON.parse((await page.getByTestId("delivered-body").textContent()) ?? "")).toEqual(received!.body);
+        await page.getByRole("button", { name: "Formatted" }).click();
+        await expect(page.getByTestId("delivered-body")).toHaveText(received!.rawBody.toString("utf8"));
 
         // The deliveries start on the first screen, above the API event's JSON.
         const deliveries = page.getByRole("heading", { name: "Deliveries", level: 2, exact: true });

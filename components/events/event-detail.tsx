@@ -2,8 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { ApiError, apiFetch } from "@/components/api-client";
-import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
+import { Button, Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
 import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
 import { RawJson } from "@/components/ui/raw-json";
@@ -98,14 +99,23 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
  * stay on the first screen.
  */
 function DeliveredBody({ body }: { body: string }) {
+  // The bytes as sent by default; indented on request, for reading (the copy is always the bytes).
+  const [formatted, setFormatted] = useState(false);
   return (
     <Card title="Delivered body">
       <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
         <p className="text-xs text-slate-600">The exact bytes POSTed to each endpoint ({body.length.toLocaleString("en")} characters). Headers are under each delivery.</p>
-        <CopyButton value={body} label="Copy body" />
+        <div className="flex gap-2">
+          <Button variant="secondary" aria-pressed={formatted} onClick={() => setFormatted((value) => !value)}>
+            Formatted
+          </Button>
+          <CopyButton value={body} label="Copy body" />
+        </div>
       </div>
       <div role="region" tabIndex={0} aria-label="Delivered body" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 sm:max-h-56">
-        <pre data-testid="delivered-body" className="whitespace-pre-wrap break-all font-mono text-xs">{body}</pre>
+        <pre data-testid="delivered-body" className={`font-mono text-xs ${formatted ? "whitespace-pre" : "whitespace-pre-wrap break-all"}`}>
+          {formatted ? formatJson(JSON.parse(body)) : body}
+        </pre>
       </div>
     </Card>
   );
