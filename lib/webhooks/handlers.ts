@@ -98,6 +98,7 @@ export const webhookHandlers = [
     const endpointId = params.endpoint_id;
     if (!body.type) return serializeDelivery(await sendTestEvent({ ctx, input: { endpointId } }));
     const { deliveryId } = await sendSampleEvent({ ctx, input: { endpointId, type: body.type } });
+    // Given an endpoint, the verb always makes its delivery (null only without one: POST /events/test).
     return serializeDelivery(await getDelivery({ ctx, input: { id: deliveryId! } }));
   }),
   handle(sampleEventOperation, async ({ ctx, body }) => {
