@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { expect, type Page } from "@playwright/test";
 import { Receiver } from "../tests/helpers/receiver";
 import { freePort } from "../tests/helpers/server";
@@ -40,19 +41,21 @@ export function startListener(token: string, events?: string[]): Promise<Listene
  * An endpoint URL no delivery can succeed at: a name for this machine where nothing listens. A
  * deployment refuses it at send time as a non-public address (a permanent failure, "Refused to
  * deliver to the non-public address …"); the local app, which allows loopback, gets "connection
- * refused". Accepted when the endpoint is made (only IP literals are checked then).
+ * refused". Accepted when the endpoint is made: a deployment refuses `localhost` and IP literals
+ * then, so it gets the machine's own host name (which resolves to this machine, a non-public
+ * address), checked only at send time.
  */
 export async function unreachableUrl(): Promise<string> {
-  return `https://localhost:${await freePort()}/webhooks`;
+  return `https://${deliversHere() ? "localhost" : hostname()}:${await freePort()}/webhooks`;
 }
 
 export type Merchant = { email: string; password: string; accountId: string };
 
 /** Signs up a new organization through the UI and returns its live account (from the URL). */
-export async function signUp(page: Page, company = "Acme"): Promise<Merchant> {
+export async function signUp(page: Page, company = "Acme", base = baseUrl()): Promise<Merchant> {
   const email = `e2e-${randomBytes(6).toString("hex")}@example.com`;
   const password = `pw-${randomBytes(9).toString("base64url")}`;
-  await page.goto(`${baseUrl()}/signup`);
+  await page.goto(`${base}/signup`);
   // The form is usable once hydrated (its button is disabled until then).
   await expect(page.getByRole("button", { name: "Create account" })).toBeEnabled();
   await page.getByLabel("Your name").fill("Ada Merchant");
@@ -67,8 +70,14 @@ export async function signUp(page: Page, company = "Acme"): Promise<Merchant> {
 }
 
 /** Creates an API token in the dashboard and returns the full token, read from the once-only display. */
-export async function createToken(page: Page, merchant: Merchant, name: string, kind: "Secret" | "Publishable" = "Secret") {
-  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/tokens`);
+export async function createToken(
+  page: Page,
+  merchant: Merchant,
+  name: string,
+  kind: "Secret" | "Publishable" = "Secret",
+  base = baseUrl(),
+) {
+  await page.goto(`${base}/accounts/${merchant.accountId}/tokens`);
   await page.getByLabel("Name").fill(name);
   await page.getByLabel("Kind").selectOption({ label: kind });
   await page.getByRole("button", { name: "Create token" }).click();
@@ -78,9 +87,9 @@ export async function createToken(page: Page, merchant: Merchant, name: string, 
 }
 
 /** The REST API with a bearer token, as a merchant's server calls it. */
-export function api(token: string) {
+export function api(token: string, base = baseUrl()) {
   async function call(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${baseUrl()}/api${path}`, {
+    const response = await fetch(`${base}/api${path}`, {
       method,
       headers: { ...bypassHeaders(), Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,

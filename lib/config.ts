@@ -67,6 +67,11 @@ export type Config = {
     retryDelays: string | undefined;
     timeoutMs: number | undefined;
     allowPrivateNetworks: boolean;
+    /**
+     * Loopback receivers (127.0.0.1, ::1, `localhost`), accepted at creation and delivered to:
+     * with private networks, and in development (`next dev`) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=false.
+     */
+    allowLoopback: boolean;
     /** How long all attempts must fail before an endpoint is disabled (`5d`), or `off`. */
     autoDisableAfter: string;
     /** Attempts in flight per endpoint, across all instances (lib/webhooks/claim.ts). */
@@ -228,6 +233,9 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       retryDelays: env.WEBHOOK_RETRY_DELAYS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true",
+      allowLoopback:
+        env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true" ||
+        (env.NODE_ENV === "development" && env.WEBHOOK_ALLOW_PRIVATE_NETWORKS !== "false"),
       autoDisableAfter: env.WEBHOOK_AUTO_DISABLE_AFTER ?? "5d",
       endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY,
       maxInFlight: env.WEBHOOK_MAX_IN_FLIGHT ?? 256,

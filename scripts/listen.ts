@@ -5,6 +5,10 @@
  * works against a deployment that cannot reach this machine) and POSTs each to a local URL,
  * signed with a listen-session secret and with exactly the headers of a real delivery. It
  * reconnects after a lost connection and resumes from its cursor; `--cursor` resumes a previous run.
+ *
+ * `--trigger <type>` (e.g. invoice.paid) makes one test event of that type, with the samples of
+ * the dashboard's "Send test event" (POST /events/test), forwards it as it comes through the feed,
+ * and exits: 0 when the URL answered 2xx.
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -15,7 +19,7 @@ type Payload = { id: string; type: string; sequence: number };
 type Feed = { items: Payload[]; next_cursor: string };
 
 const USAGE =
-  "Usage: npm run --silent listen -- --base-url <https://…/api> --token <st_…> --forward-to <url> [--events <type,type>] [--secret <whsec_…>] [--cursor <evt_…>]";
+  "Usage: npm run --silent listen -- --base-url <https://…/api> --token <st_…> --forward-to <url> [--events <type,type>] [--secret <whsec_…>] [--cursor <evt_…>] [--trigger <event type>]";
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -30,6 +34,7 @@ const { values: args } = parseArgs({
     events: { type: "string" },
     secret: { type: "string" },
     cursor: { type: "string" },
+    trigger: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -42,6 +47,10 @@ const token = args.token ?? fail("--token is required (a secret token, st_…)."
 const forwardTo = parseForwardUrl(args["forward-to"] ?? fail("--forward-to is required."));
 const secret = args.secret ?? `whsec_${randomBytes(32).toString("base64")}`;
 if (!/^whsec_[A-Za-z0-9+/=_-]{16,}$/.test(secret)) fail("--secret must be a whsec_… secret.");
+const trigger = args.trigger;
+if (trigger !== undefined && !/^[a-z_]+\.[a-z_.]+$/.test(trigger)) fail(`--trigger takes an event type, e.g. invoice.paid (not ${trigger}).`);
+// A trigger run waits for its own event only.
+const types = trigger ?? args.events;
 
 /** Plain HTTP only to this machine or a private network: anything else must be HTTPS. */
 function parseForwardUrl(raw: string): URL {
@@ -69,30 +78,45 @@ const bypassHeader: Record<string, string> = bypassSecret ? { "x-vercel-protecti
 async function readFeed(cursor: string | undefined, wait: number): Promise<Feed> {
   const query = new URLSearchParams({ wait: String(wait) });
   if (cursor) query.set("after", cursor);
-  if (args.events) query.set("types", args.events);
+  if (types) query.set("types", types);
   const response = await fetch(`${baseUrl}/events/feed?${query}`, {
     headers: { Authorization: `Bearer ${token}`, ...bypassHeader },
     signal: AbortSignal.timeout((wait + 15) * 1000),
   });
   const text = await response.text();
-  if (response.status === 401 || response.status === 403 || response.status === 422 || response.status === 400) {
-    let detail = text;
-    try {
-      detail = JSON.parse(text).detail ?? text;
-    } catch {
-      // not a problem body: show the text
-    }
-    console.error(`The API refused the request (HTTP ${response.status}): ${detail}`);
-    process.exit(1);
-  }
+  if (response.status === 401 || response.status === 403 || response.status === 422 || response.status === 400) refused(response.status, text);
   if (!response.ok) throw new Error(`HTTP ${response.status} from ${baseUrl}/events/feed`);
   return JSON.parse(text) as Feed;
 }
 
+function refused(status: number, text: string): never {
+  let detail = text;
+  try {
+    detail = JSON.parse(text).detail ?? text;
+  } catch {
+    // not a problem body: show the text
+  }
+  console.error(`The API refused the request (HTTP ${status}): ${detail}`);
+  process.exit(1);
+}
+
+/** The test event of --trigger: the same sample events as the dashboard's "Send test event". */
+async function createTestEvent(type: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/events/test`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...bypassHeader },
+    body: JSON.stringify({ type }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (response.status !== 201) refused(response.status, text);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
 const time = () => new Date().toISOString().slice(11, 19);
 
-/** One POST, like a delivery's first attempt; the answer is printed, never retried. */
-async function forward(payload: Payload): Promise<void> {
+/** One POST, like a delivery's first attempt; the answer is printed, never retried. True for a 2xx. */
+async function forward(payload: Payload): Promise<boolean> {
   const body = Buffer.from(JSON.stringify(payload));
   const headers = deliveryHeaders(
     { current: secret, previous: null },
@@ -107,16 +131,19 @@ async function forward(payload: Payload): Promise<void> {
   );
   const started = performance.now();
   let outcome: string;
+  let ok = false;
   try {
     const response = await fetch(forwardTo, { method: "POST", headers, body, signal: AbortSignal.timeout(30_000), redirect: "manual" });
     await response.arrayBuffer();
     outcome = `${response.status} ${response.statusText}`.trim();
+    ok = response.status >= 200 && response.status < 300;
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     outcome = `failed: ${cause ?? (error as Error).message}`;
   }
   const ms = Math.round(performance.now() - started);
   console.log(`${time()}  ${payload.type}  ${payload.id}  seq ${payload.sequence}  → ${outcome} (${ms} ms)`);
+  return ok;
 }
 
 const seen = new Set<string>();
@@ -139,7 +166,9 @@ async function main(): Promise<void> {
     process.exit(0);
   });
   console.log(`Ready! Your webhook signing secret is ${secret} (^C to quit)`);
-  console.log(`Forwarding ${args.events ?? "all events"} to ${forwardTo.href}`);
+  console.log(`Forwarding ${types ?? "all events"} to ${forwardTo.href}`);
+  const triggered = trigger ? await createTestEvent(trigger) : null;
+  if (triggered) console.log(`Triggered ${trigger}: test event ${triggered}`);
 
   let backoffMs = 1000;
   let lost = false;
@@ -161,7 +190,8 @@ async function main(): Promise<void> {
     for (const payload of feed.items) {
       if (seen.has(payload.id) || payload.id <= floor) continue;
       remember(payload.id);
-      await forward(payload);
+      const ok = await forward(payload);
+      if (payload.id === triggered) process.exit(ok ? 0 : 1);
     }
     cursor = feed.next_cursor;
   }

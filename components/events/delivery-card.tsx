@@ -4,16 +4,28 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import Link from "next/link";
 import { apiFetch } from "@/components/api-client";
 import { Button, ErrorBox, Loading, StatusBadge, Table } from "@/components/ui";
-import { DetailItem as Item, Time } from "./bits";
-import { displayStatus, isPermanentlyFailed, queryKeys } from "./format";
-import type { Delivery, DeliveryAttempt, EventFull } from "./types";
+import { DeliveryStatusLabel, DetailItem as Item, Time } from "./bits";
+import { isPermanentlyFailed, queryKeys } from "./format";
+import type { DeliveredRequest, Delivery, DeliveryAttempt, EventFull } from "./types";
 
 const OUTCOME_STYLE: Record<DeliveryAttempt["outcome"], string> = { delivered: "delivered", retry: "retrying", failed: "failed" };
 
-/** One delivery of the event to one endpoint: where it stands, a manual retry, and every attempt. */
-export function DeliveryCard({ accountId, eventId, delivery }: { accountId: string; eventId: string; delivery: Delivery }) {
+/**
+ * One delivery of the event to one endpoint: where it stands, a manual retry, the headers its
+ * latest attempt sent, and every attempt.
+ */
+export function DeliveryCard({
+  accountId,
+  eventId,
+  delivery,
+  request,
+}: {
+  accountId: string;
+  eventId: string;
+  delivery: Delivery;
+  request: DeliveredRequest | undefined;
+}) {
   const queryClient = useQueryClient();
-  const status = displayStatus(delivery);
   const titleId = `delivery-${delivery.id}`;
 
   const retry = useMutation({
@@ -40,9 +52,7 @@ export function DeliveryCard({ accountId, eventId, delivery }: { accountId: stri
             {delivery.webhook_endpoint_url ?? delivery.webhook_endpoint_id}
           </Link>
         </h3>
-        <span data-testid="delivery-status">
-          <StatusBadge status={status} />
-        </span>
+        <DeliveryStatusLabel delivery={delivery} />
         {isPermanentlyFailed(delivery) && (
           <Button
             variant="secondary"
@@ -63,7 +73,7 @@ export function DeliveryCard({ accountId, eventId, delivery }: { accountId: stri
       {/* Stays after the Retry button disappears (a successful retry), so the result is announced. */}
       <p role="status" className="mt-2 text-sm text-slate-700 empty:hidden">
         {retry.isSuccess
-          ? `Retried: ${displayStatus(retry.data)}${retry.data.response_status !== null ? ` (HTTP ${retry.data.response_status})` : ""}.`
+          ? `Retried: ${retry.data.status}${retry.data.response_status !== null ? ` (HTTP ${retry.data.response_status})` : ""}.`
           : null}
       </p>
 
@@ -81,9 +91,29 @@ export function DeliveryCard({ accountId, eventId, delivery }: { accountId: stri
         </Item>
       </dl>
 
+      {request && <RequestHeaders request={request} />}
+
       <h4 className="mt-4 text-sm font-semibold">Attempts log</h4>
       <AttemptsLog accountId={accountId} delivery={delivery} />
     </article>
+  );
+}
+
+/** What the receiver got besides the body: every header of the latest attempt, signatures masked. */
+function RequestHeaders({ request }: { request: DeliveredRequest }) {
+  return (
+    <details className="mt-3 text-sm" data-testid="delivered-headers">
+      <summary className="cursor-pointer font-semibold">Request headers (attempt {request.attempt})</summary>
+      <dl className="mt-2 grid grid-cols-1 gap-x-3 rounded bg-slate-50 p-2 font-mono text-xs sm:grid-cols-[max-content_1fr]">
+        {Object.entries(request.headers).map(([name, value]) => (
+          <div key={name} className="contents">
+            <dt className="text-slate-600">{name}:</dt>
+            <dd className="mb-1 min-w-0 break-all sm:mb-0">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="mt-1 text-xs text-slate-600">Signature values are masked; the signing secret is never shown.</p>
+    </details>
   );
 }
 

@@ -2,8 +2,9 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useState } from "react";
 import { ApiError, apiFetch } from "@/components/api-client";
-import { Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
+import { Button, Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
 import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
 import { RawJson } from "@/components/ui/raw-json";
@@ -12,7 +13,10 @@ import { ResendEvent } from "./resend-event";
 import { eventsHref, formatJson, isInFlight, queryKeys } from "./format";
 import type { EventFull, EventItem } from "./types";
 
-/** One event: every field, the entity before/after, and each webhook delivery with its attempts. */
+/**
+ * One event as webhooks see it: first the exact body its deliveries POSTed and the deliveries
+ * (within the first screen), then the API event's fields, the entity before/after and its JSON.
+ */
 export function EventDetail({ accountId, eventId }: { accountId: string; eventId: string }) {
   const query = useQuery({
     queryKey: queryKeys.eventFull(accountId, eventId),
@@ -47,7 +51,7 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
     );
   }
 
-  const { event, deliveries } = query.data;
+  const { event, deliveries, webhook } = query.data;
   return (
     <>
       <div className="mb-2">{back}</div>
@@ -55,13 +59,7 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
         <CopyButton value={event.id} label="Copy event id" />
       </PageHeader>
       <div className="space-y-4">
-        <EventFields accountId={accountId} event={event} />
-
-        <Card title="Data">
-          <DataDiff before={event.previous_data} after={event.data} />
-        </Card>
-
-        <RawJson title="Raw JSON (as GET /events/{id} returns it)" value={event} />
+        <DeliveredBody body={webhook.body} />
         <Card title="Deliveries">
           {deliveries.length === 0 ? (
             <p className="text-sm text-slate-600">
@@ -73,14 +71,53 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
           ) : (
             <div className="space-y-3">
               {deliveries.map((delivery) => (
-                <DeliveryCard key={delivery.id} accountId={accountId} eventId={event.id} delivery={delivery} />
+                <DeliveryCard
+                  key={delivery.id}
+                  accountId={accountId}
+                  eventId={event.id}
+                  delivery={delivery}
+                  request={webhook.requests.find((request) => request.delivery_id === delivery.id)}
+                />
               ))}
             </div>
           )}
         </Card>
         <ResendEvent accountId={accountId} eventId={event.id} />
+        <EventFields accountId={accountId} event={event} />
+        <Card title="Data">
+          <DataDiff before={event.previous_data} after={event.data} />
+        </Card>
+        <RawJson title="Raw JSON (as GET /events/{id} returns it)" value={event} />
       </div>
     </>
+  );
+}
+
+/**
+ * The body exactly as receivers got it (the webhook payload, not the API event: `data.object`,
+ * `previous_attributes`, `created` in Unix seconds), in a short scrolling box so the deliveries
+ * stay on the first screen.
+ */
+function DeliveredBody({ body }: { body: string }) {
+  // The bytes as sent by default; indented on request, for reading (the copy is always the bytes).
+  const [formatted, setFormatted] = useState(false);
+  return (
+    <Card title="Delivered body">
+      <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
+        <p className="text-xs text-slate-600">The exact bytes POSTed to each endpoint ({body.length.toLocaleString("en")} characters). Headers are under each delivery.</p>
+        <div className="flex gap-2">
+          <Button variant="secondary" aria-pressed={formatted} onClick={() => setFormatted((value) => !value)}>
+            Formatted
+          </Button>
+          <CopyButton value={body} label="Copy body" />
+        </div>
+      </div>
+      <div role="region" tabIndex={0} aria-label="Delivered body" className="max-h-40 overflow-auto rounded bg-slate-50 p-2 sm:max-h-56">
+        <pre data-testid="delivered-body" className={`font-mono text-xs ${formatted ? "whitespace-pre" : "whitespace-pre-wrap break-all"}`}>
+          {formatted ? formatJson(JSON.parse(body)) : body}
+        </pre>
+      </div>
+    </Card>
   );
 }
 

@@ -1,22 +1,17 @@
 import { AGGREGATE_TYPES, isEventType } from "@/lib/events/catalogue";
-import { EVENT_FILTER_KEYS, type Delivery, type DeliverySummary, type DisplayStatus, type EventFilterKey } from "./types";
+import { EVENT_FILTER_KEYS, type Delivery, type DeliverySummary, type EventFilterKey, type SummaryStatus } from "./types";
 
 export function isPermanentlyFailed(delivery: Delivery): boolean {
   return delivery.status === "failed" && delivery.next_retry_at === null;
 }
 
-export function displayStatus(delivery: Delivery): DisplayStatus {
-  return delivery.status === "failed" && delivery.next_retry_at !== null ? "retrying" : delivery.status;
-}
-
-/** Still moving: worth polling until it settles. */
+/** Still moving: worth polling until it settles (a `failed` delivery with a retry scheduled too). */
 export function isInFlight(delivery: Delivery): boolean {
-  const status = displayStatus(delivery);
-  return status === "pending" || status === "delivering" || status === "retrying";
+  return delivery.status === "pending" || delivery.status === "delivering" || (delivery.status === "failed" && delivery.next_retry_at !== null);
 }
 
 /** "1 delivered", "2 pending" … in a stable order; empty when the event had no deliveries. */
-export function summaryParts(summary: DeliverySummary | undefined): { status: DisplayStatus; label: string }[] {
+export function summaryParts(summary: DeliverySummary | undefined): { status: SummaryStatus; label: string }[] {
   if (!summary || summary.total === 0) return [];
   const order: (keyof Omit<DeliverySummary, "total">)[] = ["delivered", "pending", "retrying", "failed"];
   return order.filter((key) => summary[key] > 0).map((key) => ({ status: key, label: `${summary[key]} ${key}` }));

@@ -14,12 +14,15 @@ export type DeliverySummary = { total: number; delivered: number; pending: numbe
 
 export type EventListItem = EventItem & { delivery_summary?: DeliverySummary };
 
-export type EventFull = { event: EventItem; deliveries: Delivery[] };
+/** A delivery's latest request as sent (signatures masked). */
+export type DeliveredRequest = { delivery_id: string; attempt: number; headers: Record<string, string> };
+
+export type EventFull = { event: EventItem; deliveries: Delivery[]; webhook: { body: string; requests: DeliveredRequest[] } };
 
 export type DeliveryHealth = DeliverySummary & { window_hours: number; success_rate: number | null };
 
-/** The status shown to people: a failed delivery with a retry scheduled is still "retrying". */
-export type DisplayStatus = "pending" | "delivering" | "delivered" | "retrying" | "failed";
+/** The keys of the API's `delivery_summary` (its `retrying` counts failed deliveries with a retry scheduled). */
+export type SummaryStatus = keyof Omit<DeliverySummary, "total">;
 
 export const EVENT_FILTER_KEYS = ["event_type", "aggregate_type", "aggregate_id", "event_id"] as const;
 export type EventFilterKey = (typeof EVENT_FILTER_KEYS)[number];

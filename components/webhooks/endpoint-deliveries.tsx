@@ -5,9 +5,10 @@ import Link from "next/link";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Pager } from "@/components/ui/pager";
-import { Button, ErrorBox, Field, Loading, StatusBadge, Table, formatTime, inputClass } from "@/components/ui";
+import { Button, ErrorBox, Field, Loading, Table, formatTime, inputClass } from "@/components/ui";
 import { IDLE_POLL_MS, POLL_MS, healthKey } from "./endpoint-health";
-import { deliveryDisplayStatus, isInFlight, isPermanentlyFailed } from "./format";
+import { isInFlight, isPermanentlyFailed } from "./format";
+import { DeliveryStatusLabel } from "@/components/events/bits";
 import type { Delivery, DeliveryStatus, RetryFailedResult } from "./types";
 
 const LIMIT = 50;
@@ -129,7 +130,6 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
               </tr>
             ) : (
               deliveries.data.items.map((delivery) => {
-                const shown = deliveryDisplayStatus(delivery);
                 return (
                   <tr key={delivery.id}>
                     <td className="px-2 py-2">
@@ -141,7 +141,7 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
                       </Link>
                     </td>
                     <td className="px-2 py-2">
-                      <StatusBadge status={shown} />
+                      <DeliveryStatusLabel delivery={delivery} />
                     </td>
                     <td className="px-2 py-2">{delivery.attempt_count}</td>
                     <td className="px-2 py-2">{delivery.response_status ?? "—"}</td>

@@ -11,23 +11,13 @@ export function eventsSummary(events: readonly string[]): string {
   return `${events.slice(0, 2).join(", ")} and ${events.length - 2} more`;
 }
 
-/**
- * The status as people think of it: a failed delivery with a retry scheduled is "retrying"; one
- * with none left is "failed" (permanently, the only kind that can be retried by hand).
- */
-export function deliveryDisplayStatus(delivery: Delivery): "pending" | "delivering" | "delivered" | "retrying" | "failed" {
-  if (delivery.status === "failed") return delivery.next_retry_at ? "retrying" : "failed";
-  return delivery.status;
-}
-
 export function isPermanentlyFailed(delivery: Delivery): boolean {
   return delivery.status === "failed" && delivery.next_retry_at === null;
 }
 
 /** Still moving: its outcome will change without anyone doing anything. */
 export function isInFlight(delivery: Delivery): boolean {
-  const status = deliveryDisplayStatus(delivery);
-  return status === "pending" || status === "delivering" || status === "retrying";
+  return delivery.status === "pending" || delivery.status === "delivering" || (delivery.status === "failed" && delivery.next_retry_at !== null);
 }
 
 const percent = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });

@@ -8,6 +8,7 @@ import {
 } from "./operations";
 import { serializeDelivery, serializeEvent } from "./serialize";
 import { getEvent, getEventWithDeliveries } from "./service";
+import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 
 /** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
 export const eventHandlers = [
@@ -20,7 +21,14 @@ export const eventHandlers = [
     return deliveries.map(serializeDelivery);
   }),
   handle(getEventFullOperation, async ({ ctx, params }) => {
-    const { event, deliveries } = await getEventWithDeliveries({ ctx, input: { id: params.event_id } });
-    return { event: serializeEvent(event), deliveries: deliveries.map(serializeDelivery) };
+    const full = await getEventAsDelivered({ ctx, input: { id: params.event_id } });
+    return {
+      event: serializeEvent(full.event),
+      deliveries: full.deliveries.map(serializeDelivery),
+      webhook: {
+        body: full.body,
+        requests: full.requests.map((request) => ({ delivery_id: request.deliveryId, attempt: request.attempt, headers: request.headers })),
+      },
+    };
   }),
 ];

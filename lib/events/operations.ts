@@ -44,6 +44,8 @@ export const getEventFullOperation = defineOperation({
   method: "GET",
   path: "/{account_id}/events/{event_id}/full",
   summary: "Retrieve an event with its deliveries",
+  description:
+    "The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).",
   tag,
   access: "secret",
   response: { status: 200, description: "The event and its deliveries.", schema: EventWithDeliveries },

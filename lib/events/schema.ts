@@ -70,7 +70,28 @@ export const EventListItem = Event.extend({
 
 export const EventList = listEnvelopeSchema(EventListItem, "EventList");
 export const DeliveryArray = z.array(Delivery).meta({ id: "DeliveryArray" });
-export const EventWithDeliveries = z.object({ event: Event, deliveries: z.array(Delivery) }).meta({ id: "EventFull" });
+export const DeliveredRequest = z
+  .object({
+    delivery_id: z.string(),
+    attempt: z.number().int().min(1).meta({ description: "The delivery's latest attempt, whose headers these are." }),
+    headers: z.record(z.string(), z.string()).meta({
+      description: "Every header the attempt sent, built by the function that sent them; signature values are masked.",
+    }),
+  })
+  .meta({ id: "DeliveredRequest" });
+
+export const EventWithDeliveries = z
+  .object({
+    event: Event,
+    deliveries: z.array(Delivery),
+    webhook: z.object({
+      body: z.string().meta({
+        description: "The exact body every delivery of the event POSTs (UTF-8 JSON: `data.object`, `previous_attributes`, `created` in Unix seconds).",
+      }),
+      requests: z.array(DeliveredRequest).meta({ description: "Per attempted delivery, its latest attempt's request headers." }),
+    }),
+  })
+  .meta({ id: "EventFull" });
 
 export type EventObject = z.input<typeof Event>;
 export type DeliveryObject = z.input<typeof Delivery>;

@@ -3,11 +3,11 @@ import { getDb } from "@/db/client";
 import { accounts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { EventRow } from "@/lib/events/serialize";
 import { config } from "@/lib/config";
-import { webhookPayload } from "./payload";
+import { webhookBody } from "./payload";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
 import { recordAttempts } from "./record";
 import { sendWebhook, type SendResult } from "./send";
-import { deliveryHeaders } from "./signing";
+import { deliveryHeaders, type SigningSecrets } from "./signing";
 import { signingSecrets, type StoredSecrets } from "./rotation";
 
 /**
@@ -32,6 +32,7 @@ export const leaseMs = () => 2 * attemptTimeoutMs();
 
 type Claim = {
   attempt: number;
+  claimedAt: Date;
   url: string;
   secrets: StoredSecrets;
   eventId: string;
@@ -99,6 +100,7 @@ async function claim(deliveryId: string, request: AttemptRequest, now: Date): Pr
       .where(eq(eventDeliveries.id, deliveryId));
     return {
       attempt,
+      claimedAt: now,
       url: row.url,
       secrets: row.secrets,
       eventId: delivery.eventId,
@@ -166,32 +168,49 @@ const bodies = new WeakMap<EventRow, Buffer>();
 function payloadBody(event: EventRow, livemode: boolean): Buffer {
   let body = bodies.get(event);
   if (!body) {
-    body = Buffer.from(JSON.stringify(webhookPayload(event, livemode)));
+    body = webhookBody(event, livemode);
     bodies.set(event, body);
   }
   return body;
 }
 
+/**
+ * The headers of attempt `attempt` of a delivery, without Content-Length (sendWebhook adds it).
+ * `webhook-timestamp` is the claim's instant, recorded as the row's `last_attempt_at`, so the
+ * event page rebuilds exactly what the receiver got (lib/webhooks/delivered.ts).
+ */
+export function attemptHeaders(
+  secrets: SigningSecrets,
+  deliveryId: string,
+  claimed: { attempt: number; claimedAt: Date },
+  event: Pick<EventRow, "id" | "type">,
+  body: Buffer,
+): Record<string, string> {
+  return deliveryHeaders(secrets, {
+    body,
+    eventId: event.id,
+    eventType: event.type,
+    deliveryId,
+    attempt: claimed.attempt,
+    sentAt: claimed.claimedAt,
+  });
+}
+
 /** Signs and POSTs one attempt of a claimed delivery (signed once per event × endpoint × attempt). */
 export async function sendAttempt(
   deliveryId: string,
-  claimed: Pick<Claim, "attempt" | "url" | "secrets">,
+  claimed: Pick<Claim, "attempt" | "claimedAt" | "url" | "secrets">,
   event: EventRow,
   livemode: boolean,
 ): Promise<SendResult> {
   const body = payloadBody(event, livemode);
+  const { allowPrivateNetworks, allowLoopback } = config().webhooks;
   return sendWebhook({
     url: claimed.url,
     body,
-    headers: deliveryHeaders(signingSecrets(claimed.secrets, new Date()), {
-      body,
-      eventId: event.id,
-      eventType: event.type,
-      deliveryId,
-      attempt: claimed.attempt,
-      sentAt: new Date(),
-    }),
+    headers: attemptHeaders(signingSecrets(claimed.secrets, claimed.claimedAt), deliveryId, claimed, event, body),
     timeoutMs: attemptTimeoutMs(),
-    allowPrivateNetworks: config().webhooks.allowPrivateNetworks,
+    allowPrivateNetworks,
+    allowLoopback,
   });
 }

@@ -12,6 +12,8 @@ export type ClaimedDelivery = {
   accountId: string;
   eventId: string;
   attempt: number;
+  /** The claim's instant, which is the row's `last_attempt_at` and the attempt's `webhook-timestamp`. */
+  claimedAt: Date;
   url: string;
   secrets: StoredSecrets;
   event: EventRow;
@@ -184,6 +186,7 @@ export async function claimDue(
       accountId: row.account_id,
       eventId: row.event_id,
       attempt: Number(row.attempt_count),
+      claimedAt: options.now,
       url: row.url,
       secrets: {
         current: row.secret_ciphertext,

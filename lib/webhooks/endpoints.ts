@@ -16,11 +16,15 @@ import type { WebhookEndpointRow } from "./serialize";
 
 const live = (accountId: string) => and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt));
 
-/** An IP-literal URL on a private network is refused at once (DNS names are checked at send time). */
+/**
+ * A URL known not to be public (an IP literal on a private network, or `localhost`) is refused at
+ * once, by the same rule as at send time; other DNS names are checked when sent.
+ */
 function assertDeliverable(url: string): void {
-  if (config().webhooks.allowPrivateNetworks) return;
+  const { allowPrivateNetworks, allowLoopback } = config().webhooks;
+  if (allowPrivateNetworks) return;
   try {
-    assertPublicLiteral(new URL(url).hostname);
+    assertPublicLiteral(new URL(url).hostname, allowLoopback);
   } catch (error) {
     throw validationFailed([{ field: "url", message: (error as Error).message }]);
   }

@@ -1,6 +1,7 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
-import { serializeDelivery } from "@/lib/events/serialize";
+import { serializeDelivery, serializeEvent } from "@/lib/events/serialize";
+import { getEvent } from "@/lib/events/service";
 import {
   getDelivery,
   listDeliveryAttempts,
@@ -35,6 +36,7 @@ import {
   retryDeliveryOperation,
   retryFailedDeliveriesOperation,
   rotateWebhookSecretOperation,
+  sampleEventOperation,
   sendTestEventOperation,
   updateWebhookEndpointOperation,
 } from "./operations";
@@ -95,8 +97,13 @@ export const webhookHandlers = [
   handle(sendTestEventOperation, async ({ ctx, params, body }) => {
     const endpointId = params.endpoint_id;
     if (!body.type) return serializeDelivery(await sendTestEvent({ ctx, input: { endpointId } }));
-    const deliveryId = await sendSampleEvent({ ctx, input: { endpointId, type: body.type } });
-    return serializeDelivery(await getDelivery({ ctx, input: { id: deliveryId } }));
+    const { deliveryId } = await sendSampleEvent({ ctx, input: { endpointId, type: body.type } });
+    // Given an endpoint, the verb always makes its delivery (null only without one: POST /events/test).
+    return serializeDelivery(await getDelivery({ ctx, input: { id: deliveryId! } }));
+  }),
+  handle(sampleEventOperation, async ({ ctx, body }) => {
+    const { eventId } = await sendSampleEvent({ ctx, input: { type: body.type } });
+    return serializeEvent(await getEvent({ ctx, input: { id: eventId } }));
   }),
   handle(replayOperation, async ({ ctx, params, body }) =>
     replayWindow({

@@ -35,33 +35,60 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
   return null;
 }
 
+/** 127.0.0.0/8 and ::1, also when written as an IPv4-mapped IPv6 address. */
+export function isLoopbackAddress(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === "loopback";
+}
+
+/** Public, or loopback where loopback is allowed (development: lib/config.ts `allowLoopback`). */
+export function isAllowedAddress(address: string, allowLoopback: boolean): boolean {
+  return isPublicAddress(address) || (allowLoopback && isLoopbackAddress(address));
+}
+
+/** `localhost` and `*.localhost` always mean this machine (RFC 6761), whatever DNS says. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
+}
+
 export class BlockedAddressError extends Error {
   constructor(readonly address: string) {
     super(
-      `Refused to deliver to the non-public address ${address} (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows it for local development).`,
+      `Refused to deliver to the non-public address ${address} (\`npm run dev\` allows loopback; WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private networks).`,
     );
     this.name = "BlockedAddressError";
   }
 }
 
-/** Throws for an IP-literal host that is not public (DNS names are checked at connect time). */
-export function assertPublicLiteral(hostname: string): void {
+/**
+ * Throws for a host known not to be public without a DNS lookup: a non-public IP literal, or a
+ * `localhost` name (so `127.0.0.1` and `localhost` are treated alike, at creation as at send time).
+ * Other names are checked at connect time.
+ */
+export function assertPublicLiteral(hostname: string, allowLoopback = false): void {
   const bare = hostname.replace(/^\[|\]$/g, "");
-  if (isIP(bare) && !isPublicAddress(bare)) throw new BlockedAddressError(bare);
+  if (isIP(bare) && !isAllowedAddress(bare, allowLoopback)) throw new BlockedAddressError(bare);
+  if (!allowLoopback && isLocalhostName(bare)) throw new BlockedAddressError(bare);
 }
 
 /**
- * A DNS lookup for sockets that refuses non-public results, so the check applies to the address
- * actually connected to (no DNS-rebinding gap between check and connect).
+ * A DNS lookup for sockets that refuses non-public results (loopback ones too unless allowed), so
+ * the check applies to the address actually connected to (no DNS-rebinding gap between check and
+ * connect).
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    // The callback's overloads differ for `all`; Node passes either shape through unchanged.
-    const done = callback as (error: Error | null, address?: string | LookupAddress[], family?: number) => void;
-    if (error) return done(error);
-    const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (blocked) return done(new BlockedAddressError(blocked.address));
-    if (options.all) return done(null, addresses);
-    return done(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+function checkedLookup(allowLoopback: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      // The callback's overloads differ for `all`; Node passes either shape through unchanged.
+      const done = callback as (error: Error | null, address?: string | LookupAddress[], family?: number) => void;
+      if (error) return done(error);
+      const blocked = addresses.find((entry) => !isAllowedAddress(entry.address, allowLoopback));
+      if (blocked) return done(new BlockedAddressError(blocked.address));
+      if (options.all) return done(null, addresses);
+      return done(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+export const publicOnlyLookup = checkedLookup(false);
+export const publicOrLoopbackLookup = checkedLookup(true);

@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
-import { Delivery } from "@/lib/events/schema";
+import { Delivery, Event } from "@/lib/events/schema";
 import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth, EndpointDeliveryHealth } from "./health";
 import { ReplayInput, ReplayResult } from "./replay";
@@ -18,7 +18,7 @@ import {
   WebhookEndpointUpdateInput,
   WebhookEndpointWithSecret,
 } from "./schema";
-import { TestEventInput } from "./test-events";
+import { SampleEventInput, TestEventInput } from "./test-events";
 
 const endpointsTag = "Webhook endpoints";
 const deliveriesTag = "Deliveries";
@@ -220,6 +220,21 @@ export const sendTestEventOperation = defineOperation({
   errors: [404, 409, 415, 422],
 });
 
+export const sampleEventOperation = defineOperation({
+  operationId: "createSampleEvent",
+  method: "POST",
+  path: "/{account_id}/events/test",
+  unscopedPath: "/events/test",
+  summary: "Create a test event (behind `npm run listen -- --trigger`)",
+  description:
+    "Stores a realistic sample event of `type` (the samples of \"Send test event\"; a new sample entity, `\"test\": true` in the payload) delivered to no endpoint: the event feed carries it to `npm run listen`, which forwards it to the local URL.",
+  tag: "Events",
+  access: "secret",
+  body: SampleEventInput,
+  response: { status: 201, description: "The test event.", schema: Event },
+  errors: [415, 422],
+});
+
 export const replayOperation = defineOperation({
   operationId: "replayWebhookEndpointEvents",
   method: "POST",
@@ -268,6 +283,7 @@ export const webhookOperations = [
   endpointHealthOperation,
   accountHealthOperation,
   sendTestEventOperation,
+  sampleEventOperation,
   replayOperation,
   resendEventOperation,
   eventFeedOperation,

@@ -32,3 +32,11 @@ export function webhookPayload(event: EventRow, livemode: boolean) {
     },
   };
 }
+
+/**
+ * The exact bytes every attempt of the event POSTs (and the event page shows): one serialization,
+ * so the page cannot drift from what receivers get.
+ */
+export function webhookBody(event: EventRow, livemode: boolean): Buffer {
+  return Buffer.from(JSON.stringify(webhookPayload(event, livemode)));
+}

@@ -1,6 +1,6 @@
 import type { ClientRequest } from "node:http";
 import { Agent, request } from "node:https";
-import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup } from "./network";
+import { assertPublicLiteral, BlockedAddressError, publicOnlyLookup, publicOrLoopbackLookup } from "./network";
 
 export const RESPONSE_EXCERPT_BYTES = 4096;
 
@@ -19,6 +19,7 @@ export type SendResult = {
 // more CPU per request here (docs/history/performance-log.md, webhook delivery), so node:https stays.
 const agents = {
   publicOnly: new Agent({ keepAlive: true, lookup: publicOnlyLookup }),
+  publicOrLoopback: new Agent({ keepAlive: true, lookup: publicOrLoopbackLookup }),
   any: new Agent({ keepAlive: true }),
 };
 
@@ -28,6 +29,11 @@ function describe(error: NodeJS.ErrnoException): string {
   if (error.code === "ENOTFOUND") return "The endpoint's host name does not resolve.";
   if (error.code === "ECONNRESET") return "The endpoint closed the connection.";
   return error.code ? `${error.message} (${error.code})` : error.message;
+}
+
+/** The headers a POST of `body` carries: the delivery's own, and its length (shown on the event page too). */
+export function requestHeaders(headers: Record<string, string>, body: Buffer): Record<string, string> {
+  return { ...headers, "Content-Length": String(body.length) };
 }
 
 /**
@@ -40,13 +46,15 @@ export function sendWebhook(input: {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivateNetworks: boolean;
+  /** Loopback receivers too (development; implied by allowPrivateNetworks). */
+  allowLoopback?: boolean;
 }): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(input.url);
   if (!input.allowPrivateNetworks) {
     try {
-      assertPublicLiteral(url.hostname);
+      assertPublicLiteral(url.hostname, input.allowLoopback ?? false);
     } catch (error) {
       return Promise.resolve({ status: null, error: (error as Error).message, excerpt: null, blocked: true, durationMs: elapsed() });
     }
@@ -68,8 +76,8 @@ export function sendWebhook(input: {
     const post = (staleRetries: number) => {
       const req = request(url, {
         method: "POST",
-        headers: { ...input.headers, "Content-Length": String(input.body.length) },
-        agent: input.allowPrivateNetworks ? agents.any : agents.publicOnly,
+        headers: requestHeaders(input.headers, input.body),
+        agent: input.allowPrivateNetworks ? agents.any : input.allowLoopback ? agents.publicOrLoopback : agents.publicOnly,
       });
       current = req;
       let answered = false;

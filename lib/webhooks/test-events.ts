@@ -20,21 +20,33 @@ export const TestEventInput = z
   })
   .meta({ id: "WebhookTestEventInput" });
 
+export const SampleEventInput = z
+  .strictObject({
+    type: EventTypeSchema.meta({
+      description: "The catalogue type of the sample event (the dashboard's \"Send test event\" samples).",
+    }),
+  })
+  .meta({ id: "SampleEventInput" });
+
 /**
  * A sample event of `type`, stored as an event of a fresh sample entity (so it has an id, a
- * sequence of 1 and shows in the endpoint's deliveries) and delivered to this endpoint only,
- * signed and retried like any other. It is marked so receivers can tell: the payload carries
+ * sequence of 1 and shows in the endpoint's deliveries) and delivered to the given endpoint only,
+ * signed and retried like any other; without an endpoint, to none: the event feed carries it to
+ * `npm run listen` (`--trigger`). It is marked so receivers can tell: the payload carries
  * `"test": true`, the event `metadata.test`. Written here rather than by emitEvent because it
  * must not fan out to the account's other endpoints.
  */
-export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string; type: string }>): Promise<string> {
+export async function sendSampleEvent({
+  ctx,
+  input,
+}: Verb<{ endpointId?: string; type: string }>): Promise<{ eventId: string; deliveryId: string | null }> {
   const { type } = input;
   if (!isEventType(type)) throw validationFailed([{ field: "type", message: `Unknown event type: ${type}.` }]);
-  const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
+  const endpoint = input.endpointId ? await getWebhookEndpoint({ ctx, input: { id: input.endpointId } }) : null;
   const sample = sampleEvent(type, ctx.livemode);
-  const deliveryId = newId("eventDelivery");
+  const deliveryId = endpoint ? newId("eventDelivery") : null;
+  const eventId = newId("event");
   await withChangeTransaction(async (tx) => {
-    const eventId = newId("event");
     const created = ctx.now();
     await tx.insert(events).values({
       id: eventId,
@@ -53,6 +65,7 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
       actorId: ctx.actor.id,
     });
     await countEvent(tx, { accountId: ctx.accountId, type, created });
+    if (!endpoint || !deliveryId) return;
     const now = new Date();
     await tx.insert(eventDeliveries).values({
       id: deliveryId,
@@ -64,5 +77,5 @@ export async function sendSampleEvent({ ctx, input }: Verb<{ endpointId: string;
     });
     tx.deliverAfterCommit([deliveryId]);
   });
-  return deliveryId;
+  return { eventId, deliveryId };
 }

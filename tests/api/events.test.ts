@@ -151,13 +151,15 @@ describe("GET /{account_id}/events/{event_id} and its deliveries", () => {
     }
   });
 
-  it("serves /deliveries as a bare array and /full as {event, deliveries}", async () => {
+  it("serves /deliveries as a bare array and /full as {event, deliveries, webhook}", async () => {
     const [latest] = (await list("?limit=1")).items;
     const deliveries = await merchant.client.get(`/${merchant.accountId}/events/${latest.id}/deliveries`);
     expect(deliveries.status).toBe(200);
     expect(deliveries.body).toEqual([]);
     const full = await merchant.client.get(`/${merchant.accountId}/events/${latest.id}/full`);
-    expect(full.body).toEqual({ event: latest, deliveries: [] });
+    expect(full.body).toEqual({ event: latest, deliveries: [], webhook: { body: expect.any(String), requests: [] } });
+    // The body is the webhook payload, not the API event (tests/api/event-delivered.test.ts compares it with a receiver's).
+    expect(JSON.parse(full.body.webhook.body)).toMatchObject({ id: latest.id, object: "event", created: Math.floor(Date.parse(latest.created) / 1000), data: { object: latest.data } });
   });
 
   it("is read-only", async () => {

@@ -69,7 +69,7 @@ function startListen(args: string[]) {
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       try {
@@ -85,6 +85,8 @@ function startListen(args: string[]) {
     output: () => stdout,
     errors: () => stderr,
     stop,
+    /** The exit code, once it exits by itself. */
+    exited,
     async ready(): Promise<string> {
       const line = await eventually(
         async () => stdout,
@@ -167,6 +169,50 @@ describe("npm run listen", () => {
     const forwarded = receiver.received.map((r) => r.body.data.object.id);
     expect(new Set(forwarded)).toEqual(new Set(ids));
     for (const request of receiver.received) expect(verify(secret, request)).toEqual(request.body);
+  });
+
+  it("--trigger invoice.paid sends one test event of that type to the URL, the dashboard's sample, and exits", async () => {
+    const merchant = await newMerchant();
+    const receiver = await localReceiver();
+    const listen = startListen([
+      "--base-url", apiBaseUrl(), "--token", merchant.secret.token, "--forward-to", receiver.url, "--trigger", "invoice.paid",
+    ]);
+    const secret = await listen.ready();
+    // Something else happening meanwhile is not forwarded by a trigger run.
+    await merchant.client.post("/customers", { email: "not-forwarded@example.com" });
+    expect(await listen.exited).toBe(0);
+
+    expect(receiver.received).toHaveLength(1);
+    const [request] = receiver.received;
+    expect(verify(secret, request!)).toEqual(request!.body);
+    expect(request!.body).toMatchObject({ object: "event", type: "invoice.paid", test: true, sequence: 1, data: { object: { object: "invoice", status: "paid" } } });
+    expect(listen.output()).toContain(`Triggered invoice.paid: test event ${request!.body.id}`);
+    expect(listen.output()).toContain(`invoice.paid  ${request!.body.id}  seq 1  → 202`);
+
+    // The stored event is the account's, marked as a test, and went to none of its endpoints.
+    const event = (await merchant.client.get(`/${merchant.accountId}/events/${request!.body.id}`)).body;
+    expect(event).toMatchObject({ type: "invoice.paid", metadata: { test: true } });
+    expect((await merchant.client.get(`/${merchant.accountId}/events/${event.id}/deliveries`)).body).toEqual([]);
+
+    // The same sample as the dashboard's "Send test event" picker (POST …/webhook-endpoints/{id}/test).
+    const endpoint = (await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, { url: "https://example.com/hook", events: ["invoice.paid"] })).body;
+    const delivery = (await merchant.client.post(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}/test`, { type: "invoice.paid" })).body;
+    const picked = (await merchant.client.get(`/${merchant.accountId}/events/${delivery.event_id}`)).body;
+    // Each sample is an object of its own: equal but for its id, wherever it appears.
+    const anonymous = (object: Json) => JSON.stringify(object).replaceAll(object.id, "in_sample");
+    expect(anonymous(request!.body.data.object)).toBe(anonymous(picked.data));
+  });
+
+  it("--trigger refuses an unknown type clearly, creating nothing", async () => {
+    const merchant = await newMerchant();
+    const receiver = await localReceiver();
+    const listen = startListen([
+      "--base-url", apiBaseUrl(), "--token", merchant.secret.token, "--forward-to", receiver.url, "--trigger", "invoice.exploded",
+    ]);
+    expect(await listen.exited).toBe(1);
+    expect(listen.errors()).toMatch(/HTTP 422/);
+    expect(receiver.received).toHaveLength(0);
+    expect((await merchant.client.get(`/${merchant.accountId}/events`)).body.items).toEqual([]);
   });
 
   it("refuses a bad token, a bad cursor and a public plain-HTTP URL clearly", async () => {

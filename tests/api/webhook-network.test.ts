@@ -10,8 +10,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const send = (url: string, allowPrivateNetworks: boolean) =>
-  sendWebhook({ url, body: Buffer.from("{}"), headers: { "Content-Type": "application/json" }, timeoutMs: 2000, allowPrivateNetworks });
+const send = (url: string, allowPrivateNetworks: boolean, allowLoopback = false) =>
+  sendWebhook({ url, body: Buffer.from("{}"), headers: { "Content-Type": "application/json" }, timeoutMs: 2000, allowPrivateNetworks, allowLoopback });
 
 describe("deliveries to private networks", () => {
   it("are refused by default, for IP literals and for names resolving to them, before any request", async () => {
@@ -23,10 +23,20 @@ describe("deliveries to private networks", () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it("to loopback go through where loopback is allowed (development), by IP and by name alike", async () => {
+    const before = receiver.requests.length;
+    const port = new URL(receiver.url).port;
+    for (const url of [receiver.url, `https://localhost:${port}/webhooks`]) {
+      expect(await send(url, false, true)).toMatchObject({ status: 200, blocked: false, error: null });
+    }
+    expect(receiver.requests.length - before).toBe(2);
+  });
+
   it("go through when WEBHOOK_ALLOW_PRIVATE_NETWORKS allows them", async () => {
+    const before = receiver.requests.length;
     const result = await send(receiver.url, true);
     expect(result).toMatchObject({ status: 200, blocked: false, error: null, excerpt: "ok" });
-    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests.length - before).toBe(1);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assertPublicLiteral, BlockedAddressError, isPublicAddress } from "@/lib/webhooks/network";
+import { loadConfig } from "@/lib/config";
+import { assertPublicLiteral, BlockedAddressError, isAllowedAddress, isPublicAddress } from "@/lib/webhooks/network";
 import { previousAttributes } from "@/lib/webhooks/payload";
 import { signPayload } from "@/lib/webhooks/signature";
 import { createHmac } from "node:crypto";
@@ -23,6 +24,32 @@ describe("the delivery network guard", () => {
     expect(() => assertPublicLiteral("[::1]")).toThrow(BlockedAddressError);
     expect(() => assertPublicLiteral("169.254.169.254")).toThrow(/non-public address 169\.254\.169\.254/);
     expect(() => assertPublicLiteral("example.com")).not.toThrow();
+  });
+});
+
+describe("loopback: 127.0.0.1 and localhost alike", () => {
+  it("refuses both spellings (and ::1) unless loopback is allowed; other private addresses stay refused", () => {
+    for (const host of ["127.0.0.1", "localhost", "LocalHost.", "api.localhost", "[::1]"]) {
+      expect(() => assertPublicLiteral(host), host).toThrow(BlockedAddressError);
+      expect(() => assertPublicLiteral(host, true), host).not.toThrow();
+    }
+    for (const host of ["10.0.0.1", "192.168.1.1", "169.254.169.254", "[fd00::1]"]) {
+      expect(() => assertPublicLiteral(host, true), host).toThrow(BlockedAddressError);
+    }
+    expect(isAllowedAddress("127.0.0.1", true)).toBe(true);
+    expect(isAllowedAddress("::ffff:127.0.0.1", true)).toBe(true);
+    expect(isAllowedAddress("::1", false)).toBe(false);
+    expect(isAllowedAddress("10.0.0.1", true)).toBe(false);
+  });
+
+  it("allows loopback in development, or with private networks; never in production without them", () => {
+    const loopback = (env: Record<string, string>) => loadConfig(env).webhooks.allowLoopback;
+    expect(loopback({ NODE_ENV: "development" })).toBe(true);
+    expect(loopback({ NODE_ENV: "development", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false" })).toBe(false);
+    expect(loopback({ NODE_ENV: "production" })).toBe(false);
+    expect(loopback({ NODE_ENV: "test" })).toBe(false);
+    expect(loopback({ NODE_ENV: "production", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" })).toBe(true);
+    expect(loadConfig({ NODE_ENV: "development" }).webhooks.allowPrivateNetworks).toBe(false);
   });
 });
 

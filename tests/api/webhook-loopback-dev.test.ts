@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, type Client } from "../helpers/api";
+import { isolatedDatabase } from "../helpers/isolated-database";
+import { expectProblem } from "../helpers/problem";
+import { Receiver } from "../helpers/receiver";
+import { startApp, startDevApp, type RunningApp } from "../helpers/server";
+
+/**
+ * Issue 27: in `npm run dev`, `https://127.0.0.1:…` was refused at creation while
+ * `https://localhost:…` was accepted and then never delivered. Both spellings of loopback now
+ * behave alike: accepted and delivered to in development, refused at creation in production
+ * unless private networks are allowed. Each app runs on its own database, with the private
+ * network setting unset (the shared test app sets it).
+ */
+
+/** The two spellings of one loopback receiver's URL. */
+const spellings = (receiver: Receiver) => {
+  const url = new URL(receiver.url);
+  return { ip: url.href, name: url.href.replace("127.0.0.1", "localhost") };
+};
+
+describe("loopback endpoints in development (`next dev`)", () => {
+  let app: RunningApp;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let client: Client;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    database = await isolatedDatabase("loopback_dev");
+    receiver = await Receiver.start();
+    // `next dev` compiles each route on its first request: minutes on a loaded machine.
+    app = await startDevApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined });
+    client = api(database.token, `${app.baseUrl}/api`);
+  }, 600_000);
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.close();
+    await database?.drop();
+  }, 60_000);
+
+  it("accepts https://127.0.0.1:PORT and https://localhost:PORT and delivers to both", async () => {
+    const { ip, name } = spellings(receiver);
+    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const byIp = await client.post(endpoints, { url: ip, events: ["customer.created"] });
+    expect(byIp.status).toBe(201);
+    const byName = await client.post(endpoints, { url: name, events: ["customer.created"] });
+    expect(byName.status).toBe(201);
+
+    const customer = (await client.post("/customers", { email: "loopback@example.com" })).body;
+    const requests = await receiver.waitFor(2, 120_000);
+    expect(requests.map((request) => request.body.data.object.id)).toEqual([customer.id, customer.id]);
+
+    const event = (await client.get(`/${database.accountId}/events?aggregate_id=${customer.id}`)).body.items[0];
+    const deliveries = (await client.get(`/${database.accountId}/events/${event.id}/deliveries`)).body as { webhook_endpoint_url: string; status: string }[];
+    expect(deliveries.map((delivery) => [delivery.webhook_endpoint_url, delivery.status]).sort()).toEqual(
+      [[ip, "delivered"], [name, "delivered"]].sort(),
+    );
+  }, 300_000);
+});
+
+describe("loopback endpoints in production (`next start`)", () => {
+  let app: RunningApp;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    database = await isolatedDatabase("loopback_prod");
+    receiver = await Receiver.start();
+    app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.close();
+    await database?.drop();
+  }, 60_000);
+
+  it("refuses both spellings at creation, and nothing is created", async () => {
+    const client = api(database.token, `${app.baseUrl}/api`);
+    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const { ip, name } = spellings(receiver);
+    for (const url of [ip, name, name.replace("localhost", "LocalHost."), "https://[::1]:8443/hook", "https://dev.localhost/hook"]) {
+      expectProblem(await client.post(endpoints, { url, events: ["customer.created"] }), 422, /non-public address/);
+    }
+    expect((await client.get(endpoints)).body.items).toEqual([]);
+  });
+});
