@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Role } from "@/lib/teams/roles";
 
 /** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
@@ -54,6 +55,11 @@ export type Operation<
   /** Error statuses worth documenting besides 400/401/403/500. */
   errors?: number[];
   deprecated?: Deprecation;
+  /**
+   * The least dashboard role a signed-in user needs (lib/teams/roles.ts `requiredRole`): unset,
+   * a viewer for GET and an admin for changes. API tokens are not affected.
+   */
+  role?: Role;
   /** A health probe: rate limited in this process only, so that it never waits on the database. */
   probe?: true;
 };
