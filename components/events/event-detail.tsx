@@ -1,5 +1,6 @@
 "use client";
 
+import { Can } from "@/components/dashboard/role";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { ApiError, apiFetch } from "@/components/api-client";
@@ -78,7 +79,9 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
             </div>
           )}
         </Card>
-        <ResendEvent accountId={accountId} eventId={event.id} />
+        <Can role="developer">
+          <ResendEvent accountId={accountId} eventId={event.id} />
+        </Can>
       </div>
     </>
   );
