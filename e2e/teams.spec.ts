@@ -52,7 +52,7 @@ for (const width of [1280, 390]) {
 
     // The link was single use; the owner sees the new member and no open invitation.
     await invitee.goto(link);
-    await expect(invitee.getByRole("alert")).toContainText("does not work");
+    await expect(invitee.getByText("This invitation link does not work")).toBeVisible();
     await context.close();
     await page.goto(settings);
     await expect(page.getByRole("table", { name: "Members" }).getByRole("row").filter({ hasText: email })).toBeVisible();
