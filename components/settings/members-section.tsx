@@ -87,7 +87,9 @@ export function MembersSection({
                   ROLE_LABELS[member.role]
                 )}
               </td>
-              <td className="px-2 py-2 text-slate-600">{formatTime(member.created)}</td>
+              <td className="px-2 py-2 text-slate-600">
+                <LocalTime iso={member.created} />
+              </td>
               <td className="px-2 py-2 text-right">
                 {editable && member.id !== currentUserId && (
                   <Button variant="secondary" disabled={busy} onClick={() => setRemoving(member)}>
@@ -109,7 +111,9 @@ export function MembersSection({
             <tr key={invitation.id}>
               <td className="px-2 py-2">{invitation.email}</td>
               <td className="px-2 py-2">{ROLE_LABELS[invitation.role]}</td>
-              <td className="px-2 py-2 text-slate-600">{formatTime(invitation.expiresAt)}</td>
+              <td className="px-2 py-2 text-slate-600">
+                <LocalTime iso={invitation.expiresAt} />
+              </td>
               <td className="px-2 py-2">
                 <StatusBadge status={invitation.status === "pending" ? "pending" : "revoked"} label={invitation.status} />
               </td>
@@ -147,6 +151,15 @@ export function MembersSection({
         </ConfirmDialog>
       )}
     </Card>
+  );
+}
+
+/** Rendered on the server first: the browser's time zone may word it differently, which is fine. */
+function LocalTime({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={iso} suppressHydrationWarning>
+      {formatTime(iso)}
+    </time>
   );
 }
 

@@ -12,7 +12,8 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * Who may call an operation. `secret`: secret tokens only. `publishable`: secret and publishable
  * tokens (the publishable allow-list is exactly the operations marked so). `dashboard`: only a
  * signed-in dashboard user (token management). `public`: anyone. A dashboard session may call
- * every operation but `public` ones need none, on the accounts of the user's organization.
+ * every operation but `public` ones need none, on the accounts of the user's organization, within
+ * the user's role (`role` below, docs/teams.md).
  * `operator`: only secret tokens of the platform organization, on any account's path (the
  * operation then acts on that account); never a dashboard session or a merchant's token.
  */
