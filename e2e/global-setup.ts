@@ -3,7 +3,7 @@ import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
-import { RATE_LIMIT_TEST_ENV, WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
+import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV, WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
 
 /**
  * Without E2E_BASE_URL: a fresh PostgreSQL database and the built app on it, delivering webhooks
@@ -13,7 +13,8 @@ export default async function globalSetup() {
   // `npm run test:e2e:deployment` made the certificate already, and its deployment trusts that one.
   if (!process.env.TEST_TLS_KEY) installTestCertificate();
   if (process.env.E2E_BASE_URL) return undefined;
-  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, {
+  // Every spec signs up its own organization (SIGNUP_TEST_ENV says why).
+  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });

@@ -43,6 +43,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   TRUST_PROXY: z.enum(["true", "false"]).optional(),
+  SIGNUP: z.enum(["open", "invite", "closed"]).optional(),
   // Read live by the functions below the configuration, not through config().
   NEXTAUTH_URL: z.string().optional(),
   PORT: z.string().optional(),
@@ -115,6 +116,11 @@ export type Config = {
   signInPerMinute: number;
   /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
   trustProxy: boolean;
+  /**
+   * Who may create a new organization by signing up (`SIGNUP`, docs/teams.md); undefined: `invite`
+   * in production once a user exists, else `open` (lib/teams/signup.ts decides).
+   */
+  signup: "open" | "invite" | "closed" | undefined;
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -265,6 +271,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
     trustProxy: env.TRUST_PROXY === "true",
+    signup: env.SIGNUP,
   };
 }
 

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
 import { config } from "./config";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
+  invitation: "inv_",
   account: "acc_",
   apiToken: "key_",
   customer: "cus_",

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
-import { RATE_LIMIT_TEST_ENV } from "../tests/setup/api-server";
+import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server";
 
 /**
  * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
@@ -36,6 +36,8 @@ try {
     // Lifted as for the in-process app: every spec signs up from this one address, and on a slow
     // machine a minute holds more than the default 30 sign-ups per address.
     ...RATE_LIMIT_TEST_ENV,
+    // Every spec signs up its own organization on this one deployment (SIGNUP_TEST_ENV says why).
+    ...SIGNUP_TEST_ENV,
   });
   console.log(`The deployment under test: ${deployment.baseUrl}`);
   try {

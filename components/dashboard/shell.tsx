@@ -1,8 +1,10 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { OrganizationAccount } from "@/lib/auth/users";
+import type { Role } from "@/lib/teams/roles";
 import { AccountSwitcher } from "./account-switcher";
 import { NavLinks } from "./nav-links";
+import { RoleProvider } from "./role";
 import { SearchBox } from "./search-box";
 import { SignOutButton } from "./sign-out-button";
 
@@ -15,11 +17,13 @@ export function DashboardShell({
   account,
   accounts,
   userEmail,
+  role,
   children,
 }: {
   account: OrganizationAccount;
   accounts: OrganizationAccount[];
   userEmail: string;
+  role: Role;
   children: ReactNode;
 }) {
   const base = `/accounts/${account.id}`;
@@ -50,7 +54,9 @@ export function DashboardShell({
           </div>
         </div>
       </header>
-      <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
+      <main className="mx-auto max-w-6xl px-4 py-6">
+        <RoleProvider role={role}>{children}</RoleProvider>
+      </main>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useCan } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { apiFetch } from "@/components/api-client";
@@ -28,6 +29,7 @@ export function DeliveryCard({
   const queryClient = useQueryClient();
   const titleId = `delivery-${delivery.id}`;
 
+  const canRetry = useCan("developer");
   const retry = useMutation({
     mutationFn: () => apiFetch<Delivery>(`/${accountId}/deliveries/${delivery.id}/retry`, { method: "POST" }),
     onSuccess: async (updated) => {
@@ -53,7 +55,7 @@ export function DeliveryCard({
           </Link>
         </h3>
         <DeliveryStatusLabel delivery={delivery} />
-        {isPermanentlyFailed(delivery) && (
+        {canRetry && isPermanentlyFailed(delivery) && (
           <Button
             variant="secondary"
             disabled={retry.isPending}

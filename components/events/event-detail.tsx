@@ -1,5 +1,6 @@
 "use client";
 
+import { Can } from "@/components/dashboard/role";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -82,7 +83,9 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
             </div>
           )}
         </Card>
-        <ResendEvent accountId={accountId} eventId={event.id} />
+        <Can role="developer">
+          <ResendEvent accountId={accountId} eventId={event.id} />
+        </Can>
         <EventFields accountId={accountId} event={event} />
         <Card title="Data">
           <DataDiff before={event.previous_data} after={event.data} />

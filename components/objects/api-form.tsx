@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiError, apiFetch } from "@/components/api-client";
+import { useCan } from "@/components/dashboard/role";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { plainMessage } from "./form-values";
@@ -49,6 +50,8 @@ export function ApiForm({
   confirm?: { title: string; body: string; label: string };
   variant?: "primary" | "danger";
 }) {
+  // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
+  const allowed = useCan("admin");
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<string, string>>(() =>
@@ -80,6 +83,7 @@ export function ApiForm({
     else mutation.mutate();
   }
 
+  if (!allowed) return null;
   return (
     <form onSubmit={submit} aria-label={label} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">

@@ -2,6 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { useCan } from "@/components/dashboard/role";
 import { apiFetch } from "@/components/api-client";
 import { Button } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -29,6 +30,8 @@ export function ApiAction({
   variant?: "primary" | "secondary" | "danger";
   onDone?: (result: Record<string, unknown>) => void;
 }) {
+  // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
+  const allowed = useCan("admin");
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const mutation = useMutation({
@@ -39,6 +42,7 @@ export function ApiAction({
       onDone?.(result);
     },
   });
+  if (!allowed) return null;
   return (
     <>
       <Button

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { useCan } from "@/components/dashboard/role";
 import { Button, Card } from "@/components/ui";
 import { ApiForm } from "./api-form";
 
@@ -9,7 +10,8 @@ import { ApiForm } from "./api-form";
 export function ObjectCreate({ accountId, slug }: { accountId: string; slug: string }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
-  if (slug !== "products" && slug !== "coupons") return null;
+  const allowed = useCan("admin");
+  if (!allowed || (slug !== "products" && slug !== "coupons")) return null;
   if (!open) {
     return (
       <div>

@@ -1,5 +1,6 @@
 "use client";
 
+import { Can } from "@/components/dashboard/role";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch } from "@/components/api-client";
@@ -56,29 +57,31 @@ export function TestClockCard({ accountId }: { accountId: string }) {
               <Time iso={clock.data.next_due} />
             </DetailItem>
           </dl>
-          <div className="flex flex-wrap gap-2">
-            {STEPS.map((step) => (
-              <Button key={step.label} variant="secondary" disabled={advance.isPending} onClick={() => by(step.ms)}>
-                {step.label}
+          <Can role="developer">
+            <div className="flex flex-wrap gap-2">
+              {STEPS.map((step) => (
+                <Button key={step.label} variant="secondary" disabled={advance.isPending} onClick={() => by(step.ms)}>
+                  {step.label}
+                </Button>
+              ))}
+            </div>
+            <form
+              noValidate
+              aria-label="Advance the test clock"
+              className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-end"
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (to) advance.mutate(new Date(to).toISOString());
+              }}
+            >
+              <Field label="Advance to" error={errors.fields.to}>
+                <input type="datetime-local" className={inputClass} value={to} onChange={(event) => setTo(event.target.value)} />
+              </Field>
+              <Button type="submit" disabled={advance.isPending || !to}>
+                Advance
               </Button>
-            ))}
-          </div>
-          <form
-            noValidate
-            aria-label="Advance the test clock"
-            className="grid gap-2 sm:grid-cols-[1fr_auto] sm:items-end"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (to) advance.mutate(new Date(to).toISOString());
-            }}
-          >
-            <Field label="Advance to" error={errors.fields.to}>
-              <input type="datetime-local" className={inputClass} value={to} onChange={(event) => setTo(event.target.value)} />
-            </Field>
-            <Button type="submit" disabled={advance.isPending || !to}>
-              Advance
-            </Button>
-          </form>
+            </form>
+          </Can>
           {errors.other ? <ErrorBox error={errors.other} /> : null}
           {advance.data && (
             <p role="status" className="text-slate-600">

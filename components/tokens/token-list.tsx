@@ -1,5 +1,6 @@
 "use client";
 
+import { Can } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiFetch, type ListEnvelope } from "@/components/api-client";
@@ -61,9 +62,11 @@ export function TokenList({ accountId }: { accountId: string }) {
               {/* Pinned to the right edge: however wide the row, Revoke stays in view. */}
               <td className="sticky right-0 bg-white px-2 py-2 text-right">
                 {token.status === "active" && (
-                  <Button variant="secondary" onClick={() => setConfirming(token)}>
-                    Revoke
-                  </Button>
+                  <Can role="developer">
+                    <Button variant="secondary" onClick={() => setConfirming(token)}>
+                      Revoke
+                    </Button>
+                  </Can>
                 )}
               </td>
             </tr>

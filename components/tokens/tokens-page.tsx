@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
+import { Can } from "@/components/dashboard/role";
 import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
 import { CreateTokenForm } from "./create-token-form";
 import { TokenList } from "./token-list";
@@ -14,28 +15,30 @@ export function TokensPage({ accountId }: { accountId: string }) {
     <>
       <PageHeader title="API tokens" />
       <div className="space-y-4">
-        <Card title="Create a token">
-          <p className="mb-3 text-sm text-slate-600">
-            Secret tokens can call every operation on this account: keep them on your servers. Publishable tokens may
-            be embedded in a browser; they can call only the operations the{" "}
-            <Link href="/reference" className="text-indigo-700 underline">
-              API reference
-            </Link>{" "}
-            marks as publishable.
-          </p>
-          <CreateTokenForm accountId={accountId} onCreated={setCreated} />
-          {created && (
-            <div className="mt-4 space-y-2">
-              <ShownOnce
-                label={`${created.kind === "secret" ? "Secret" : "Publishable"} token “${created.name}”`}
-                value={created.token}
-              />
-              <Button variant="secondary" onClick={() => setCreated(null)}>
-                Dismiss
-              </Button>
-            </div>
-          )}
-        </Card>
+        <Can role="developer">
+          <Card title="Create a token">
+            <p className="mb-3 text-sm text-slate-600">
+              Secret tokens can call every operation on this account: keep them on your servers. Publishable tokens may
+              be embedded in a browser; they can call only the operations the{" "}
+              <Link href="/reference" className="text-indigo-700 underline">
+                API reference
+              </Link>{" "}
+              marks as publishable.
+            </p>
+            <CreateTokenForm accountId={accountId} onCreated={setCreated} />
+            {created && (
+              <div className="mt-4 space-y-2">
+                <ShownOnce
+                  label={`${created.kind === "secret" ? "Secret" : "Publishable"} token “${created.name}”`}
+                  value={created.token}
+                />
+                <Button variant="secondary" onClick={() => setCreated(null)}>
+                  Dismiss
+                </Button>
+              </div>
+            )}
+          </Card>
+        </Can>
         <Card title="Tokens">
           <TokenList accountId={accountId} />
         </Card>

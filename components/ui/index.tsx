@@ -2,6 +2,8 @@
 
 import { useState, type ButtonHTMLAttributes, type ReactNode } from "react";
 import { ApiError } from "@/components/api-client";
+import { useCan } from "@/components/dashboard/role";
+import type { Role } from "@/lib/teams/roles";
 
 /** Shared UI pieces of the dashboard. Keep pages consistent: use these before writing new ones. */
 
@@ -42,8 +44,21 @@ export function Card({ title, actions, children }: { title?: ReactNode; actions?
  * A "New …" button above a list that opens its form in a card of the same title, with Close: on its
  * own row under the page title (the header wraps), not squeezed beside it.
  */
-export function CreatePanel({ title, open: openAtFirst = false, children }: { title: string; open?: boolean; children: ReactNode }) {
+export function CreatePanel({
+  title,
+  open: openAtFirst = false,
+  needs = "admin",
+  children,
+}: {
+  title: string;
+  open?: boolean;
+  /** The least role that may create (billing objects: admin); hidden from the others. */
+  needs?: Role;
+  children: ReactNode;
+}) {
   const [open, setOpen] = useState(openAtFirst);
+  const allowed = useCan(needs);
+  if (!allowed) return null;
   if (!open) return <Button onClick={() => setOpen(true)}>{title}</Button>;
   return (
     <div className="w-full">

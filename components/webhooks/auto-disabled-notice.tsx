@@ -1,5 +1,6 @@
 "use client";
 
+import { useCan } from "@/components/dashboard/role";
 import { useMutation } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api-client";
 import { Button, ErrorBox, formatTime } from "@/components/ui";
@@ -18,6 +19,7 @@ export function AutoDisabledNotice({
   path: string;
   onChanged: (endpoint: WebhookEndpoint) => void;
 }) {
+  const canEnable = useCan("developer");
   const enable = useMutation({
     mutationFn: async (replay: boolean) => {
       // Read before enabling: enabling clears the failure streak.
@@ -40,14 +42,16 @@ export function AutoDisabledNotice({
     <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
       <p className="font-medium">Disabled automatically on {formatTime(endpoint.disabled_at)}</p>
       <p className="mt-1">{endpoint.disabled_reason}</p>
-      <div className="mt-3 flex flex-wrap gap-2">
-        <Button disabled={enable.isPending} onClick={() => enable.mutate(true)}>
-          Enable and replay missed events
-        </Button>
-        <Button variant="secondary" disabled={enable.isPending} onClick={() => enable.mutate(false)}>
-          Enable only
-        </Button>
-      </div>
+      {canEnable && (
+        <div className="mt-3 flex flex-wrap gap-2">
+          <Button disabled={enable.isPending} onClick={() => enable.mutate(true)}>
+            Enable and replay missed events
+          </Button>
+          <Button variant="secondary" disabled={enable.isPending} onClick={() => enable.mutate(false)}>
+            Enable only
+          </Button>
+        </div>
+      )}
       {enable.error ? <ErrorBox error={enable.error} /> : null}
     </div>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useCan } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
@@ -53,6 +54,7 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
     },
   });
 
+  const canRetry = useCan("developer");
   const retryFailed = useMutation({
     mutationFn: () =>
       apiFetch<RetryFailedResult>(`${base}/retry-failed`, {
@@ -83,9 +85,11 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
             </select>
           </Field>
         </div>
-        <Button variant="secondary" disabled={retryFailed.isPending} onClick={() => retryFailed.mutate()}>
-          {retryFailed.isPending ? "Retrying…" : "Retry failed deliveries"}
-        </Button>
+        {canRetry && (
+          <Button variant="secondary" disabled={retryFailed.isPending} onClick={() => retryFailed.mutate()}>
+            {retryFailed.isPending ? "Retrying…" : "Retry failed deliveries"}
+          </Button>
+        )}
       </div>
       <p className="text-xs text-slate-500">
         Retry failed deliveries makes one new attempt for each permanently failed delivery of the last 7 days.
@@ -151,7 +155,7 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
                     <td className="whitespace-nowrap px-2 py-2">{formatTime(delivery.next_retry_at)}</td>
                     <td className="whitespace-nowrap px-2 py-2">{formatTime(delivery.created)}</td>
                     <td className="px-2 py-2 text-right">
-                      {isPermanentlyFailed(delivery) && (
+                      {canRetry && isPermanentlyFailed(delivery) && (
                         <Button
                           variant="secondary"
                           disabled={retryOne.isPending && retryOne.variables?.id === delivery.id}

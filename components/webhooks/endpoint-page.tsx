@@ -1,5 +1,6 @@
 "use client";
 
+import { Can } from "@/components/dashboard/role";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -111,24 +112,26 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
             title="Settings"
             actions={
               !editing && (
-                <div className="flex flex-wrap gap-2">
-                  <Button
-                    variant="secondary"
-                    disabled={toggle.isPending}
-                    onClick={() => toggle.mutate(!endpoint.data.enabled)}
-                  >
-                    {endpoint.data.enabled ? "Disable" : "Enable"}
-                  </Button>
-                  <Button variant="secondary" onClick={() => setEditing(true)}>
-                    Edit
-                  </Button>
-                  <Button variant="secondary" onClick={() => setConfirmingRotate(true)}>
-                    Rotate secret
-                  </Button>
-                  <Button variant="danger" onClick={() => setConfirmingDelete(true)}>
-                    Delete
-                  </Button>
-                </div>
+                <Can role="developer">
+                  <div className="flex flex-wrap gap-2">
+                    <Button
+                      variant="secondary"
+                      disabled={toggle.isPending}
+                      onClick={() => toggle.mutate(!endpoint.data.enabled)}
+                    >
+                      {endpoint.data.enabled ? "Disable" : "Enable"}
+                    </Button>
+                    <Button variant="secondary" onClick={() => setEditing(true)}>
+                      Edit
+                    </Button>
+                    <Button variant="secondary" onClick={() => setConfirmingRotate(true)}>
+                      Rotate secret
+                    </Button>
+                    <Button variant="danger" onClick={() => setConfirmingDelete(true)}>
+                      Delete
+                    </Button>
+                  </div>
+                </Can>
               )
             }
           >
@@ -180,13 +183,15 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
             <EndpointDeliveries accountId={accountId} endpointId={endpointId} />
           </Card>
 
-          <Card title="Send a test event">
-            <SendTestEvent accountId={accountId} endpointId={endpointId} path={path} />
-          </Card>
+          <Can role="developer">
+            <Card title="Send a test event">
+              <SendTestEvent accountId={accountId} endpointId={endpointId} path={path} />
+            </Card>
 
-          <Card title="Replay events">
-            <ReplayWindow accountId={accountId} endpointId={endpointId} path={path} />
-          </Card>
+            <Card title="Replay events">
+              <ReplayWindow accountId={accountId} endpointId={endpointId} path={path} />
+            </Card>
+          </Can>
         </div>
       )}
       {confirmingRotate && (

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { apiFetch } from "@/components/api-client";
+import { Can } from "@/components/dashboard/role";
 import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
 import { EndpointForm } from "./endpoint-form";
 import { EndpointList } from "./endpoint-list";
@@ -30,33 +31,35 @@ export function WebhooksPage({ accountId }: { accountId: string }) {
     <>
       <PageHeader title="Webhooks" />
       <div className="space-y-4">
-        <Card title="Add an endpoint">
-          <EndpointForm
-            key={formKey}
-            label="New webhook endpoint"
-            submitLabel={create.isPending ? "Adding…" : "Add endpoint"}
-            pending={create.isPending}
-            error={create.error}
-            onSubmit={(values) => create.mutate(values)}
-          />
-          {created && (
-            <div className="mt-4 space-y-2">
-              <ShownOnce label="Signing secret" value={created.secret} />
-              <p className="text-sm text-slate-600">
-                Verify each request&apos;s signature with it. Endpoint added:{" "}
-                <Link
-                  href={`/accounts/${accountId}/webhooks/${created.id}`}
-                  className="break-all text-indigo-700 underline"
-                >
-                  open the new endpoint
-                </Link>
-              </p>
-              <Button variant="secondary" onClick={() => setCreated(null)}>
-                Dismiss
-              </Button>
-            </div>
-          )}
-        </Card>
+        <Can role="developer">
+          <Card title="Add an endpoint">
+            <EndpointForm
+              key={formKey}
+              label="New webhook endpoint"
+              submitLabel={create.isPending ? "Adding…" : "Add endpoint"}
+              pending={create.isPending}
+              error={create.error}
+              onSubmit={(values) => create.mutate(values)}
+            />
+            {created && (
+              <div className="mt-4 space-y-2">
+                <ShownOnce label="Signing secret" value={created.secret} />
+                <p className="text-sm text-slate-600">
+                  Verify each request&apos;s signature with it. Endpoint added:{" "}
+                  <Link
+                    href={`/accounts/${accountId}/webhooks/${created.id}`}
+                    className="break-all text-indigo-700 underline"
+                  >
+                    open the new endpoint
+                  </Link>
+                </p>
+                <Button variant="secondary" onClick={() => setCreated(null)}>
+                  Dismiss
+                </Button>
+              </div>
+            )}
+          </Card>
+        </Can>
         <Card title="Endpoints">
           <EndpointList accountId={accountId} />
         </Card>

@@ -1,5 +1,6 @@
-import { boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
-import { createdAt, id, updatedAt } from "./columns";
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAt, id, time, updatedAt } from "./columns";
 
 export const organizations = pgTable("organizations", {
   id: id(),
@@ -27,6 +28,8 @@ export const users = pgTable(
     email: text("email").notNull().unique(),
     name: text("name"),
     passwordHash: text("password_hash"),
+    /** What the user may do in the dashboard (docs/teams.md): owner, admin, developer or viewer. */
+    role: text("role", { enum: ["owner", "admin", "developer", "viewer"] }).notNull().default("owner"),
     /**
      * Sessions carry the version they were issued under; signing out or changing the password
      * increments it, which ends every session issued before (lib/auth/revocation.ts).
@@ -34,5 +37,37 @@ export const users = pgTable(
     sessionVersion: integer("session_version").notNull().default(0),
     created: createdAt(),
   },
-  (t) => [index("users_organization_idx").on(t.organizationId)],
+  (t) => [
+    index("users_organization_idx").on(t.organizationId),
+    check("users_role_check", sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+  ],
+);
+
+/**
+ * An invitation to join an organization with a role: a link carrying a token shown once (only its
+ * SHA-256 is stored), single use, valid 7 days, revocable (docs/teams.md).
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: id(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    /** The invitee's email: the account created from the link has exactly this email. */
+    email: text("email").notNull(),
+    role: text("role", { enum: ["owner", "admin", "developer", "viewer"] }).notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    /** The user who invited (null once that user was removed). */
+    invitedBy: text("invited_by"),
+    expiresAt: time("expires_at").notNull(),
+    acceptedAt: time("accepted_at"),
+    acceptedUserId: text("accepted_user_id"),
+    revokedAt: time("revoked_at"),
+    created: createdAt(),
+  },
+  (t) => [
+    index("invitations_organization_idx").on(t.organizationId, t.created),
+    check("invitations_role_check", sql`${t.role} in ('owner', 'admin', 'developer', 'viewer')`),
+  ],
 );

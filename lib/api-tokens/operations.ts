@@ -24,6 +24,7 @@ export const createApiTokenOperation = defineOperation({
   description: `${description} The full token is shown only in this answer.`,
   tag,
   access: "dashboard",
+  role: "developer",
   body: ApiTokenCreateInput,
   response: { status: 201, description: "The token, with its full value.", schema: ApiTokenWithSecret },
   errors: [415, 422],
@@ -37,6 +38,7 @@ export const revokeApiTokenOperation = defineOperation({
   description: `${description} The token's next call answers 401.`,
   tag,
   access: "dashboard",
+  role: "developer",
   response: { status: 200, description: "The revoked token.", schema: ApiToken },
   errors: [404],
 });

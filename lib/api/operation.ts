@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Role } from "@/lib/teams/roles";
 
 /** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
@@ -11,7 +12,8 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  * Who may call an operation. `secret`: secret tokens only. `publishable`: secret and publishable
  * tokens (the publishable allow-list is exactly the operations marked so). `dashboard`: only a
  * signed-in dashboard user (token management). `public`: anyone. A dashboard session may call
- * every operation but `public` ones need none, on the accounts of the user's organization.
+ * every operation but `public` ones need none, on the accounts of the user's organization, within
+ * the user's role (`role` below, docs/teams.md).
  * `operator`: only secret tokens of the platform organization, on any account's path (the
  * operation then acts on that account); never a dashboard session or a merchant's token.
  */
@@ -54,6 +56,11 @@ export type Operation<
   /** Error statuses worth documenting besides 400/401/403/500. */
   errors?: number[];
   deprecated?: Deprecation;
+  /**
+   * The least dashboard role a signed-in user needs (lib/teams/roles.ts `requiredRole`): unset,
+   * a viewer for GET and an admin for changes. API tokens are not affected.
+   */
+  role?: Role;
   /** A health probe: rate limited in this process only, so that it never waits on the database. */
   probe?: true;
 };

@@ -57,10 +57,9 @@ export function authOptions(): NextAuthOptions {
           token.userId = local.id;
           token.organizationId = local.organizationId;
           token.sessionVersion = (await currentSessionVersion(local.id)) ?? 0;
-        } else {
-          return currentToken(token);
         }
-        return token;
+        // Every read, and the sign-in itself, takes the role from the user's row.
+        return currentToken(token);
       },
     },
   };

@@ -17,10 +17,21 @@ export async function currentSessionVersion(userId: string): Promise<number | nu
   return row?.version ?? null;
 }
 
-export async function isSessionCurrent(userId: string | undefined, version: number | undefined): Promise<boolean> {
-  if (!userId) return false;
-  const current = await currentSessionVersion(userId);
-  return current !== null && current === (version ?? 0);
+/**
+ * The user behind a current session: their role and organization as they stand now (a demotion or
+ * removal applies to the next request), or null when the session was revoked or the user removed.
+ */
+export async function currentSessionUser(
+  userId: string | undefined,
+  version: number | undefined,
+): Promise<{ role: (typeof users.$inferSelect)["role"]; organizationId: string } | null> {
+  if (!userId) return null;
+  const db = await getDb();
+  const [row] = await db
+    .select({ version: users.sessionVersion, role: users.role, organizationId: users.organizationId })
+    .from(users)
+    .where(eq(users.id, userId));
+  return row && row.version === (version ?? 0) ? { role: row.role, organizationId: row.organizationId } : null;
 }
 
 /** Ends every session of the user (sign-out, password change). */

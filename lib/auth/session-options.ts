@@ -3,7 +3,8 @@ import type { JWT } from "next-auth/jwt";
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
 import { log, safeError } from "@/lib/log";
-import { isSessionCurrent } from "./revocation";
+import type { Role } from "@/lib/teams/roles";
+import { currentSessionUser } from "./revocation";
 
 declare module "next-auth" {
   interface User {
@@ -11,7 +12,7 @@ declare module "next-auth" {
     sessionVersion?: number;
   }
   interface Session {
-    user: { id: string; email: string; name: string | null; organizationId: string };
+    user: { id: string; email: string; name: string | null; organizationId: string; role: Role };
   }
 }
 declare module "next-auth/jwt" {
@@ -19,6 +20,8 @@ declare module "next-auth/jwt" {
     userId?: string;
     organizationId?: string;
     sessionVersion?: number;
+    /** Read afresh from the user's row on every session read (a demotion applies at once). */
+    role?: Role;
   }
 }
 
@@ -29,9 +32,14 @@ export function authSecret(): string {
   return secretFromEnvOrLocal("NEXTAUTH_SECRET", config().auth.secret);
 }
 
-/** The token as it stands, or none if it was revoked on the server (sign-out, password change). */
+/**
+ * The token as it stands, with the user's current role, or none if it was revoked on the server
+ * (sign-out, password change) or the user was removed from the organization.
+ */
 export async function currentToken(token: JWT): Promise<JWT> {
-  return (await isSessionCurrent(token.userId, token.sessionVersion)) ? token : {};
+  const user = await currentSessionUser(token.userId, token.sessionVersion);
+  if (!user || user.organizationId !== token.organizationId) return {};
+  return { ...token, role: user.role };
 }
 
 /** A token that names no user (revoked on the server): no session at all, not a user with an empty id. */
@@ -79,8 +87,14 @@ export function sessionOptions(): NextAuthOptions {
       jwt: ({ token }) => currentToken(token),
       async session({ session, token }) {
         // next-auth answers a throw here with `{}` (getServerSession: null) and clears the cookie.
-        if (!token.userId || !token.organizationId) throw new SessionEnded();
-        session.user = { id: token.userId, email: token.email ?? "", name: token.name ?? null, organizationId: token.organizationId };
+        if (!token.userId || !token.organizationId || !token.role) throw new SessionEnded();
+        session.user = {
+          id: token.userId,
+          email: token.email ?? "",
+          name: token.name ?? null,
+          organizationId: token.organizationId,
+          role: token.role,
+        };
         return session;
       },
     },

@@ -6,6 +6,7 @@ import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
+import { assertSignUpAllowed } from "@/lib/teams/signup";
 import { generatePassword, hashPassword, verifyPassword } from "./passwords";
 import { log, safeError } from "@/lib/log";
 
@@ -30,6 +31,7 @@ export async function signUp(input: z.input<typeof SignUpInput>): Promise<Sessio
   const user = await db.transaction(async (tx) => {
     const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (existing) throw new ServiceError("conflict", "An account with this email already exists. Sign in instead.");
+    await assertSignUpAllowed(tx);
     const { organizationId } = await createOrganization(tx, { name: company });
     const id = newId("user");
     await tx.insert(users).values({ id, organizationId, email, name, passwordHash });
@@ -45,7 +47,7 @@ export async function signUp(input: z.input<typeof SignUpInput>): Promise<Sessio
  * committed; should it fail, sign-up still succeeds and the organization reads `orphaned` (its
  * billing status says exactly that) until `npm run platform -- enroll` finishes it.
  */
-async function enrollNewOrganization(input: { organizationId: string; email: string; name: string }): Promise<void> {
+export async function enrollNewOrganization(input: { organizationId: string; email: string; name: string }): Promise<void> {
   try {
     await enrollOrganization(input);
   } catch (error) {
@@ -80,6 +82,8 @@ export async function findOrCreateOAuthUser(input: { email: string; name: string
   if (user) return { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId };
   const company = input.name ? `${input.name}'s company` : email;
   const created = await db.transaction(async (tx) => {
+    // A new organization by OAuth follows SIGNUP like a password sign-up (an invitee signs up by link).
+    await assertSignUpAllowed(tx);
     const { organizationId } = await createOrganization(tx, { name: company });
     const id = newId("user");
     await tx.insert(users).values({ id, organizationId, email, name: input.name });

@@ -23,6 +23,7 @@ export const advanceTestClockOperation = defineOperation({
     "Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).",
   tag,
   access: "secret",
+  role: "developer",
   body: TestClockAdvanceInput,
   response: { status: 200, description: "The clock after the advance.", schema: TestClock },
   errors: [403, 409, 422],

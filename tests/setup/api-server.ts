@@ -35,6 +35,14 @@ export const CLOCK_TEST_ENV = { CLOCK_TICK_MS: "1000" };
 export const RATE_LIMIT_TEST_ENV = { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_SIGN_IN_PER_MINUTE: "1000000" };
 
 /**
+ * Every test file makes its organizations by signing up, on an app where users exist already:
+ * with SIGNUP's production default (`invite` once a user exists) all but the first would be
+ * refused. The test apps sign up openly; tests/api/teams.test.ts starts its own apps to test
+ * `invite`, `closed` and the default (docs/teams.md).
+ */
+export const SIGNUP_TEST_ENV = { SIGNUP: "open" };
+
+/**
  * The shared test app bills its merchants, as an operator who turned platform billing on does
  * (it is off by default): the billing-status tests read it, and the merchants the helpers make in
  * the test workers are enrolled. tests/api/platform-billing-off.test.ts starts its own app with
@@ -49,7 +57,7 @@ export const PLATFORM_BILLING_TEST_ENV = { PLATFORM_BILLING: "on" };
  */
 export default async function setup(project: TestProject) {
   installTestCertificate();
-  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, PLATFORM_BILLING_TEST_ENV, {
+  Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, PLATFORM_BILLING_TEST_ENV, SIGNUP_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });

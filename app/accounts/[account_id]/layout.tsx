@@ -12,7 +12,7 @@ export default async function AccountLayout({
   const { account_id } = await params;
   const { user, account, accounts } = await requireAccount(account_id);
   return (
-    <DashboardShell account={account} accounts={accounts} userEmail={user.email}>
+    <DashboardShell account={account} accounts={accounts} userEmail={user.email} role={user.role}>
       {children}
     </DashboardShell>
   );

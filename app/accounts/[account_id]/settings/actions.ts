@@ -6,6 +6,9 @@ import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
 import { sessionOptions } from "@/lib/auth/session-options";
 import { changePassword, reissueSession } from "@/lib/auth/password-change";
 import { ServiceError } from "@/lib/errors";
+import { roleAction } from "@/lib/teams/action";
+import { createInvitation, revokeInvitation } from "@/lib/teams/invitations";
+import { changeMemberRole, removeMember } from "@/lib/teams/members";
 
 export type ChangePasswordResult =
   | { ok: true; signedIn: boolean }
@@ -34,4 +37,35 @@ export async function changePasswordAction(input: { currentPassword: string; new
     }
     throw error;
   }
+}
+
+// Members and invitations (docs/teams.md): every action checks the caller's role in roleAction.
+
+/** A new invitation link (shown once): `path` is `/invite/<token>`. Admins and owners. */
+export async function createInvitationAction(input: { email: string; role: string }) {
+  return roleAction("createInvitation", "admin", async (ctx) => {
+    const { invitation, path } = await createInvitation({ ctx, input });
+    return { invitationId: invitation.id, path, expiresAt: invitation.expiresAt.toISOString() };
+  });
+}
+
+export async function revokeInvitationAction(input: { invitationId: string }) {
+  return roleAction("revokeInvitation", "admin", async (ctx) => {
+    await revokeInvitation({ ctx, input: { invitationId: String(input?.invitationId ?? "") } });
+    return {};
+  });
+}
+
+export async function changeMemberRoleAction(input: { userId: string; role: string }) {
+  return roleAction("changeMemberRole", "admin", async (ctx) => {
+    const member = await changeMemberRole({ ctx, input });
+    return { userId: member.id, role: member.role };
+  });
+}
+
+export async function removeMemberAction(input: { userId: string }) {
+  return roleAction("removeMember", "admin", async (ctx) => {
+    await removeMember({ ctx, input: { userId: String(input?.userId ?? "") } });
+    return {};
+  });
 }

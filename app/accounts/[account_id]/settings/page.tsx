@@ -1,15 +1,34 @@
 import type { Metadata } from "next";
+import { requireAccount } from "@/app/_lib/session";
+import { MembersSection } from "@/components/settings/members-section";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { PageHeader } from "@/components/ui";
+import { listInvitations } from "@/lib/teams/invitations";
+import { listMembers } from "@/lib/teams/members";
 
 export const metadata: Metadata = { title: "Settings · Billing Service" };
 
-/** The layout has already checked the session. The password is the user's, not the account's. */
-export default function Page() {
+/** The password is the user's; members and invitations are the organization's (every role reads them). */
+export default async function Page({ params }: { params: Promise<{ account_id: string }> }) {
+  const { account_id } = await params;
+  const { user } = await requireAccount(account_id);
+  const [members, invitations] = await Promise.all([listMembers(user.organizationId), listInvitations(user.organizationId)]);
   return (
     <>
       <PageHeader title="Settings" />
-      <ChangePasswordForm />
+      <div className="space-y-6">
+        <MembersSection
+          currentUserId={user.id}
+          role={user.role}
+          members={members.map((member) => ({ ...member, created: member.created.toISOString() }))}
+          invitations={invitations.map((invitation) => ({
+            ...invitation,
+            created: invitation.created.toISOString(),
+            expiresAt: invitation.expiresAt.toISOString(),
+          }))}
+        />
+        <ChangePasswordForm />
+      </div>
     </>
   );
 }
