@@ -12,13 +12,6 @@ import { PROJECT_ROOT } from "../helpers/server";
 
 const README_MAX_BYTES = 15_360;
 
-/**
- * Link targets another branch adds (docs/teams.md comes with the users-and-teams work). Allowed
- * only while missing: once the file exists its links and anchors are checked like any other.
- * Remove an entry when its file has been merged.
- */
-const PENDING_TARGETS = new Set(["docs/teams.md"]);
-
 const read = (relative: string) => readFileSync(path.join(PROJECT_ROOT, relative), "utf8");
 
 function markdownFiles(): string[] {
@@ -135,7 +128,7 @@ describe("links in README.md and docs/", () => {
       const [target = "", anchor] = link.split("#", 2);
       const resolved = target === "" ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURIComponent(target)));
       if (!existsSync(path.join(PROJECT_ROOT, resolved))) {
-        if (!PENDING_TARGETS.has(resolved)) problems.push(`${link}: no file ${resolved}`);
+        problems.push(`${link}: no file ${resolved}`);
         continue;
       }
       if (anchor === undefined || anchor === "" || !resolved.endsWith(".md")) continue;
@@ -205,7 +198,7 @@ describe("docs references in code", () => {
       for (const match of text.matchAll(/(?<![\w-])docs\/[\w./-]*[\w/]/g)) {
         const named = match[0];
         const exists = [named, `${named}.ts`].some((candidate) => existsSync(path.join(PROJECT_ROOT, candidate)));
-        if (!exists && !PENDING_TARGETS.has(named)) problems.push(`${file}: ${named}`);
+        if (!exists) problems.push(`${file}: ${named}`);
       }
       for (const match of text.matchAll(/(docs\/[\w./-]+\.md)[,\s(]{1,3}\\?"([^"\\]+)\\?"/g)) {
         const [, doc = "", quoted = ""] = match;
