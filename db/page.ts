@@ -144,8 +144,11 @@ export async function pageOf<T extends ListedTable>(
   if (page.offset === 0) {
     // The first page: the page and its total in one statement (one round trip, one snapshot; the
     // total is an uncorrelated subquery, run once).
+    // A search's first page counts its matches in the same scan (a window over every match, taken
+    // before the limit) rather than scanning them twice: its matches come from a bitmap, not a range.
+    const firstTotal = options.search && cursorId === undefined ? sql<number>`(count(*) over ())::int` : totalSql;
     const rows = await db
-      .select({ ...getTableColumns(from), [TOTAL]: totalSql })
+      .select({ ...getTableColumns(from), [TOTAL]: firstTotal })
       .from(from)
       .where(condition)
       .orderBy(...order)

@@ -5,7 +5,7 @@ import { useState, useSyncExternalStore, type FormEvent, type ReactNode } from "
 import { ApiError, apiFetch } from "@/components/api-client";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { formatAtoms, parseAmount } from "@/lib/money";
+import { currencyExponent, formatAtoms, parseAmount } from "@/lib/money";
 import { plainMessage } from "./form-values";
 
 export { plainMessage, toAtoms } from "./form-values";
@@ -112,7 +112,8 @@ export function ApiForm({
     const refused = Object.fromEntries(
       fields.flatMap((field) => {
         const typed = values[field.name]?.trim();
-        if (field.kind !== "money" || !field.currency || !typed) return [];
+        // An unknown currency is the API's to name, beside the currency field.
+        if (field.kind !== "money" || !field.currency || !typed || currencyExponent(currencyOf(field)) === null) return [];
         const parsed = parseAmount(typed, currencyOf(field), locale);
         return parsed.ok ? [] : [[field.name, parsed.message]];
       }),

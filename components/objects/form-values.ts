@@ -1,4 +1,4 @@
-import { parseAmount } from "@/lib/money";
+import { currencyExponent, parseAmount } from "@/lib/money";
 
 /** What forms send and show: plain words for validator messages, typed money as atoms. */
 
@@ -26,6 +26,8 @@ export function plainMessage(message: string): string {
  * currency (lib/money.ts parseAmount). What does not parse is sent as typed: the API names it.
  */
 export function toAtoms(value: string, currency: string, locale: string): number | string {
-  const parsed = parseAmount(value, currency, locale);
+  // An unknown currency is refused by the API beside its own field: the amount reads as 2 decimals
+  // meanwhile, so that the one problem shows once.
+  const parsed = parseAmount(value, currencyExponent(currency) === null ? "eur" : currency, locale);
   return parsed.ok ? parsed.atoms : value.trim();
 }

@@ -29,6 +29,7 @@ describe("toAtoms", () => {
   it("sends what it cannot read as typed, for the API to explain", () => {
     expect(toAtoms("12,5,0", "usd", "en")).toBe("12,5,0");
     expect(toAtoms("-3", "usd", "en")).toBe("-3");
+    expect(toAtoms("5", "not-a-currency", "en")).toBe(500);
   });
 });
 
