@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { openPgliteClient } from "@/db/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -126,7 +126,7 @@ async function openEmbedded(dataDir: string): Promise<Handle> {
 }
 
 async function openPglite(dir: string): Promise<Handle> {
-  const client = await PGlite.create(dir);
+  const client = await openPgliteClient(dir);
   try {
     const pglite = drizzlePglite(client, { schema });
     await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { openPgliteClient } from "@/db/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { migrate } from "drizzle-orm/pglite/migrator";
@@ -87,7 +87,7 @@ export async function buildTemplate(migrationsFolder: string): Promise<{ dir: st
   mkdirSync(ROOT(), { recursive: true });
   const building = `${dir}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
-  const client = await PGlite.create(building);
+  const client = await openPgliteClient(building);
   try {
     await migrate(drizzle(client), { migrationsFolder });
   } finally {

@@ -50,6 +50,15 @@ function mix(weights: Record<string, number>, salt = 7919): string {
   return `(case ${arms.join(" ")} end)`;
 }
 
+const sqlArray = (values: readonly string[]) => `array[${values.map((v) => `'${v}'`).join(",")}]`;
+/** The synthetic customers' names (fixed words, not input); bench/customer-search.ts searches them. */
+export const FIRST_NAMES = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Margaret", "Dennis", "Frances", "Ken", "Radia", "Linus", "Hedy", "Tim", "Annie", "John", "Katherine", "Niklaus", "Sophie", "Guido", "Mary", "Bjarne", "Jean", "Leslie", "Evelyn", "Tony", "Joan", "Brian", "Karen", "Claude", "Lynn", "Marvin", "Ida", "Seymour", "Carol", "Butler", "Adele", "Robin", "Shafi", "Ivan", "Lois", "Peter", "Ruth", "Fernando", "Elaine", "Douglas", "Dana", "Whitfield", "Irene", "Herbert", "Susan", "Charles", "Judith", "Vint", "Hal", "Kathleen", "Gordon", "Betty", "Stephen", "Rosalind", "Larry", "Nancy", "Bob", "Anita"] as const;
+export const SURNAME_ROOTS = ["Love", "Hop", "Tur", "Dijk", "Knu", "Rit", "Ham", "Lam", "Hoa", "Bab", "Kay", "Back", "Wirth", "Mc", "Rob", "Cor", "Sher", "Gold", "Stroust", "Per", "Kern", "Ald", "Lis", "Sha", "Engel", "Hart", "Mins", "Pap", "Bern", "Sut", "Stall", "Wil"] as const;
+export const SURNAME_ENDINGS = ["lace", "per", "ing", "stra", "th", "chie", "ilton", "port", "re", "bage", "son", "us", "ford", "arthy", "erts", "bato", "wood", "berg", "rup", "lman", "ighan", "en", "kov", "mir", "bart", "mann", "ky", "ert", "ers", "herland", "ard", "kes"] as const;
+const SYNTHETIC_FIRST_NAMES = sqlArray(FIRST_NAMES);
+const SYNTHETIC_SURNAME_ROOTS = sqlArray(SURNAME_ROOTS);
+const SYNTHETIC_SURNAME_ENDINGS = sqlArray(SURNAME_ENDINGS);
+
 /** The INSERT of rows `low … high` of a kind (see Rows). */
 type Kind = {
   /** The kind of the parent each row names (made first, one per ten rows). */
@@ -80,9 +89,16 @@ const at = "to_timestamp(ms / 1000.0)";
 
 const KINDS: Record<SyntheticKind, Kind> = {
   customers: {
+    // Names a search meets in life: 64 first names × 1,024 surnames (root + ending, "Love" +
+    // "lace"), a surname every 1,024th row (a multiplicative hash of g), so ~1 in 1,000 customers
+    // and spread over the table; emails keep the `c<g>` prefix (bench/lists.ts searches it) and
+    // one of 997 domains (`mail<n>.example`).
     insert: (sql, r) => sql`insert into customers (id, account_id, email, name, created, updated)
-      select ${r.idOf("cus_")} || lpad(g::text, 10, '0'), ${r.accountId}, 'c' || g || '@example.com', 'Customer ' || g, ${sql.unsafe(at)}, ${sql.unsafe(at)}
-      from ${series(sql, r)}`,
+      select ${r.idOf("cus_")} || lpad(g::text, 10, '0'), ${r.accountId}, 'c' || g || '.' || lower(surname) || '@mail' || (g % 997) || '.example',
+             first || ' ' || surname, ${sql.unsafe(at)}, ${sql.unsafe(at)}
+      from ${series(sql, r)}, lateral (select (g * 2654435761) % 1024 as k) as h, lateral (select
+        (${sql.unsafe(SYNTHETIC_FIRST_NAMES)})[(1 + (g / 1024) % 64)::int] as first,
+        (${sql.unsafe(SYNTHETIC_SURNAME_ROOTS)})[(1 + k % 32)::int] || (${sql.unsafe(SYNTHETIC_SURNAME_ENDINGS)})[(1 + k / 32)::int] as surname) as n`,
   },
   products: {
     insert: (sql, r) => sql`insert into products (id, account_id, name, active, created, updated)

@@ -11,10 +11,13 @@ test("catalog: create a product and its price, a problem shown beside its field,
   await expect(page.getByRole("heading", { name: "Products", level: 1 })).toBeVisible();
   await expect(page.getByText("No products yet.")).toBeVisible();
 
-  // Create a product: its page, with a way to its timeline.
+  // Create a product: a confirmation links to its page, with a way to its timeline.
   await page.getByRole("button", { name: "New product" }).click();
-  await page.getByRole("form", { name: "New product" }).getByLabel("Name").fill("Coffee beans — a very long product name that goes on and on and on");
+  const productForm = page.getByRole("form", { name: "New product" });
+  await productForm.getByLabel("Name").fill("Coffee beans — a very long product name that goes on and on and on");
   await page.getByRole("button", { name: "Create product" }).click();
+  await expect(productForm.getByLabel("Name")).toHaveValue("");
+  await productForm.getByRole("status").getByRole("link").click();
   await expect(page).toHaveURL(new RegExp(`${base}/products/prod_[a-z]+_[0-9a-z]+$`));
   const productId = page.url().split("/").pop()!;
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Coffee beans — a very long product name that goes on and on and on");

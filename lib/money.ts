@@ -64,3 +64,92 @@ export function applyDiscounts(subtotalAtom: number, discounts: readonly Discoun
   });
   return { discountAtom: subtotalAtom - remaining, totalAtom: remaining, amountsAtom };
 }
+
+/**
+ * The currency's exponent: how many decimal places its amounts have (USD 2, JPY 0, KWD 3), from
+ * the runtime's ICU data. An unknown code: null.
+ */
+export function currencyExponent(currency: string): number | null {
+  try {
+    return new Intl.NumberFormat("en", { style: "currency", currency: currency.trim().toUpperCase() }).resolvedOptions().maximumFractionDigits ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The locale's decimal and group separators ("," and "." in `de`). */
+export function separatorsOf(locale: string): { decimal: string; group: string } {
+  const parts = new Intl.NumberFormat(locale, { useGrouping: true }).formatToParts(12345.6);
+  return {
+    decimal: parts.find((part) => part.type === "decimal")?.value ?? ".",
+    group: parts.find((part) => part.type === "group")?.value ?? ",",
+  };
+}
+
+export type ParsedAmount = { ok: true; atoms: number } | { ok: false; message: string };
+
+// Spaces of every kind group digits ("1 234,56"; fr groups with U+202F).
+const SPACES = /[\s\u00a0\u202f\u2009]/g;
+
+/**
+ * An amount as a person types it, in `locale`, to integer atoms of `currency`, without floats:
+ * "15", "15.00" and, in `de`, "15,00" and "1.234,56". Rules: with both "." and "," the last one
+ * is the decimal point; with one of them, the locale's decimal separator is one, and so is the
+ * locale's group separator when it does not group by threes ("15.00" in `de`, "15,00" in `en`);
+ * a minus sign only where `allowNegative`; more decimals than the currency has are refused, never
+ * rounded.
+ */
+export function parseAmount(text: string, currency: string, locale: string, options: { allowNegative?: boolean } = {}): ParsedAmount {
+  const exponent = currencyExponent(currency);
+  if (exponent === null) return { ok: false, message: `"${currency}" is not a currency code.` };
+  let typed = text.replace(SPACES, "");
+  if (typed === "") return { ok: false, message: "Enter an amount." };
+  const negative = /^[-\u2212]/.test(typed);
+  if (negative) {
+    if (!options.allowNegative) return { ok: false, message: "Must not be negative." };
+    typed = typed.slice(1);
+  }
+  if (!/^[\d.,]+$/.test(typed) || !/\d/.test(typed)) return { ok: false, message: `"${text.trim()}" is not an amount: use digits, e.g. ${example(exponent, locale)}.` };
+
+  const { decimal, group } = separatorsOf(locale);
+  const lastDot = typed.lastIndexOf(".");
+  const lastComma = typed.lastIndexOf(",");
+  let point: string | null = null;
+  let groupMark = "";
+  if (lastDot >= 0 && lastComma >= 0) [point, groupMark] = lastDot > lastComma ? [".", ","] : [",", "."];
+  else if (lastDot >= 0 || lastComma >= 0) {
+    const mark = lastDot >= 0 ? "." : ",";
+    const groupsByThrees = new RegExp(`^\\d{1,3}(\\${mark}\\d{3})+$`).test(typed);
+    if (mark === decimal || !(mark === group && groupsByThrees)) point = mark;
+    else groupMark = mark;
+  }
+  const [whole = "", fraction = "", ...rest] = point ? typed.split(point) : [typed];
+  const grouped = groupMark !== "" && new RegExp(`^\\d{1,3}(\\${groupMark}\\d{3})+$`).test(whole);
+  const wholeOk = /^\d+$/.test(whole) || grouped || (whole === "" && fraction !== "");
+  if (rest.length > 0 || !wholeOk || !/^\d*$/.test(fraction)) {
+    return { ok: false, message: `"${text.trim()}" is not an amount, e.g. ${example(exponent, locale)}.` };
+  }
+  if (fraction.length > exponent) {
+    const places = exponent === 0 ? "no decimal places" : `${exponent} decimal place${exponent === 1 ? "" : "s"}`;
+    return { ok: false, message: `${currency.trim().toUpperCase()} amounts have ${places}: "${text.trim()}" has ${fraction.length}.` };
+  }
+  // Digits to atoms by string: whole digits then the fraction padded to the exponent.
+  const digits = `${groupMark ? whole.replaceAll(groupMark, "") : whole}${fraction.padEnd(exponent, "0")}`.replace(/^0+(?=\d)/, "");
+  const atoms = BigInt(digits);
+  if (atoms > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, message: "Too large an amount." };
+  return { ok: true, atoms: Number(negative ? -atoms : atoms) };
+}
+
+function example(exponent: number, locale: string): string {
+  return exponent === 0 ? "1500" : `15${separatorsOf(locale).decimal}${"0".repeat(exponent)}`;
+}
+
+/** Atoms as the locale writes the amount ("15,00 €" in `de`), exactly (a decimal string, no float). */
+export function formatAtoms(atoms: number, currency: string, locale: string): string {
+  const exponent = currencyExponent(currency) ?? 0;
+  const digits = Math.abs(atoms).toString().padStart(exponent + 1, "0");
+  const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  // Intl formats a decimal string exactly (ECMA-402 StringNumericLiteral).
+  const value = `${atoms < 0 ? "-" : ""}${decimal}` as Intl.StringNumericLiteral;
+  return new Intl.NumberFormat(locale, { style: "currency", currency: currency.trim().toUpperCase() }).format(value);
+}

@@ -62,7 +62,7 @@ export function CustomerList({ accountId }: { accountId: string }) {
       {items.length === 0 ? (
         <p className="py-4 text-sm text-slate-600">
           {q
-            ? `No customer's email or name starts with "${q}".`
+            ? `No customer's email or name contains "${q}".`
             : total > 0
               ? "No customers on this page."
               : "No customers yet. Create one here, or with POST /api/customers from your server."}

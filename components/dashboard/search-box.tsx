@@ -6,7 +6,7 @@ import { objectHref } from "@/components/objects/links";
 
 /**
  * One box for the whole dashboard: an object id (`cus_…`, `in_…`, `evt_…`, …) opens that object;
- * anything else lists the customers whose email or name starts with it.
+ * anything else lists the customers whose email or name contains it (lib/customers/service.ts).
  */
 export function SearchBox({ accountId }: { accountId: string }) {
   const router = useRouter();

@@ -34,6 +34,10 @@ function InvoiceForm({ accountId, customer }: { accountId: string; customer?: st
       path={`/${accountId}/invoices`}
       invalidate={[invoiceQueryKeys.invoices(accountId)]}
       onDone={(invoice) => router.push(invoiceHref(accountId, String(invoice.id)))}
+      // A price bills in its own currency: picking one sets the invoice's.
+      adjust={(changed, values) =>
+        changed === "price" && values.price ? { ...values, currency: prices.currencyOf.get(values.price) ?? values.currency ?? "usd" } : values
+      }
       fields={[
         { name: "customer", label: "Customer", kind: "select", options: customers.options, initial: customer },
         { name: "currency", label: "Currency", initial: "usd", required: true },
@@ -51,18 +55,19 @@ function InvoiceForm({ accountId, customer }: { accountId: string; customer?: st
           label: "Line: custom amount",
           kind: "money",
           hint: "e.g. 12.50; only without a price. Leave price and amount empty for an empty draft.",
+          currency: { field: "currency" },
           errorFields: line("unit_amount_atom"),
         },
         { name: "line_description", label: "Line: description", hint: "Required with a custom amount", errorFields: line("description") },
       ]}
-      toBody={(values) => {
+      toBody={(values, { locale }) => {
         const currency = values.currency ?? "usd";
         const quantity = values.quantity?.trim() ? { quantity: toInteger(values.quantity) } : {};
         const description = values.line_description ? { description: values.line_description } : {};
         const lines = values.price
           ? [{ price: values.price, ...quantity, ...description }]
           : values.amount?.trim()
-            ? [{ unit_amount_atom: toAtoms(values.amount, currency), ...quantity, ...description }]
+            ? [{ unit_amount_atom: toAtoms(values.amount, currency, locale), ...quantity, ...description }]
             : [];
         return {
           customer: values.customer,

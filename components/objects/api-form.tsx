@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState, useSyncExternalStore, type FormEvent, type ReactNode } from "react";
 import { ApiError, apiFetch } from "@/components/api-client";
 import { useCan } from "@/components/dashboard/role";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { currencyExponent, formatAtoms, parseAmount } from "@/lib/money";
 import { plainMessage } from "./form-values";
 
 export { plainMessage, toAtoms } from "./form-values";
@@ -20,7 +21,18 @@ export type FormField = {
   initial?: string;
   /** API error fields that belong beside this one (e.g. `recurring.interval`). */
   errorFields?: readonly string[];
+  /** A money field's currency: a code, or the name of the field that holds it. */
+  currency?: string | { field: string };
 };
+
+/** What `toBody` gets besides the values: the browser's locale, for money typed in it. */
+export type FormContext = { locale: string };
+
+const noSubscription = () => () => {};
+/** The browser's language ("de-DE"); "en" while rendering on the server. */
+export function useBrowserLocale(): string {
+  return useSyncExternalStore(noSubscription, () => navigator.language || "en", () => "en");
+}
 
 /**
  * A form that calls one API operation. Field problems from the answer (`errors[].field`) show
@@ -37,31 +49,50 @@ export function ApiForm({
   label,
   confirm,
   variant = "primary",
+  adjust,
+  confirmation,
 }: {
   fields: FormField[];
   submitLabel: string;
   path: string;
   method?: string;
-  toBody: (values: Record<string, string>) => unknown;
+  toBody: (values: Record<string, string>, context: FormContext) => unknown;
   onDone?: (result: Record<string, unknown>) => void;
   invalidate?: readonly (readonly unknown[])[];
   label: string;
   /** For a destructive step: asked before the request goes out. */
   confirm?: { title: string; body: string; label: string };
   variant?: "primary" | "danger";
+  /** A field changed: the values to use instead (e.g. a picked price sets the currency). */
+  adjust?: (changed: string, values: Record<string, string>) => Record<string, string>;
+  /** After success: this message shows and the form starts over (for forms that stay on the page). */
+  confirmation?: (result: Record<string, unknown>) => ReactNode;
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
+  const locale = useBrowserLocale();
+  const [confirmed, setConfirmed] = useState<ReactNode>(null);
+  const [moneyErrors, setMoneyErrors] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((field) => [field.name, field.initial ?? field.options?.[0]?.value ?? ""])),
-  );
+  const initialValues = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? field.options?.[0]?.value ?? ""]));
+  const [values, setValues] = useState<Record<string, string>>(initialValues);
+  const change = (name: string, value: string) => {
+    const next = { ...values, [name]: value };
+    setValues(adjust ? adjust(name, next) : next);
+    setConfirmed(null);
+  };
+  const currencyOf = (field: FormField) =>
+    typeof field.currency === "object" ? (values[field.currency.field] ?? "") : (field.currency ?? "");
   const mutation = useMutation({
-    mutationFn: () => apiFetch<Record<string, unknown>>(path, { method, body: toBody(values) }),
+    mutationFn: () => apiFetch<Record<string, unknown>>(path, { method, body: toBody(values, { locale }) }),
     onSettled: () => setConfirming(false),
     onSuccess: async (result) => {
       await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+      if (confirmation) {
+        setConfirmed(confirmation(result));
+        setValues(initialValues());
+      }
       onDone?.(result);
     },
   });
@@ -74,11 +105,24 @@ export function ApiForm({
     const name = fieldOf(problem.field);
     if (name && !inline[name]) inline[name] = plainMessage(problem.message);
   }
+  Object.assign(inline, moneyErrors);
   const unmatched = problems.filter((problem) => !fieldOf(problem.field));
   const showGeneral = mutation.error && (problems.length === 0 || unmatched.length > 0);
 
   function submit(event: FormEvent) {
     event.preventDefault();
+    // Money that does not read as an amount of its currency is named beside its field, unsent.
+    const refused = Object.fromEntries(
+      fields.flatMap((field) => {
+        const typed = values[field.name]?.trim();
+        // An unknown currency is the API's to name, beside the currency field.
+        if (field.kind !== "money" || !field.currency || !typed || currencyExponent(currencyOf(field)) === null) return [];
+        const parsed = parseAmount(typed, currencyOf(field), locale);
+        return parsed.ok ? [] : [[field.name, parsed.message]];
+      }),
+    );
+    setMoneyErrors(refused);
+    if (Object.keys(refused).length > 0) return;
     if (confirm) setConfirming(true);
     else mutation.mutate();
   }
@@ -88,12 +132,12 @@ export function ApiForm({
     <form onSubmit={submit} aria-label={label} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">
         {fields.map((field) => (
-          <Field key={field.name} label={field.label} error={inline[field.name]} hint={field.hint}>
+          <Field key={field.name} label={field.label} error={inline[field.name]} hint={field.kind === "money" && field.currency ? moneyHint(field, values[field.name] ?? "", currencyOf(field), locale) : field.hint}>
             {field.kind === "select" ? (
               <select
                 className={inputClass}
                 value={values[field.name]}
-                onChange={(event) => setValues({ ...values, [field.name]: event.target.value })}
+                onChange={(event) => change(field.name, event.target.value)}
               >
                 {field.options?.map((option) => (
                   <option key={option.value} value={option.value}>
@@ -109,7 +153,7 @@ export function ApiForm({
                 required={field.required}
                 aria-invalid={inline[field.name] ? true : undefined}
                 value={values[field.name]}
-                onChange={(event) => setValues({ ...values, [field.name]: event.target.value })}
+                onChange={(event) => change(field.name, event.target.value)}
               />
             )}
           </Field>
@@ -123,6 +167,11 @@ export function ApiForm({
               : mutation.error
           }
         />
+      )}
+      {confirmed && (
+        <p role="status" className="rounded border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+          {confirmed}
+        </p>
       )}
       <Button type="submit" variant={variant} disabled={mutation.isPending} aria-busy={mutation.isPending}>
         {mutation.isPending ? "Working…" : submitLabel}
@@ -140,4 +189,11 @@ export function ApiForm({
       )}
     </form>
   );
+}
+
+/** Beside a money field: what the typed amount is in atoms and as the locale writes it. */
+function moneyHint(field: FormField, typed: string, currency: string, locale: string): string | undefined {
+  if (!typed.trim()) return field.hint;
+  const parsed = parseAmount(typed, currency, locale);
+  return parsed.ok ? `= ${parsed.atoms} atoms (${formatAtoms(parsed.atoms, currency, locale)})` : field.hint;
 }

@@ -1,3 +1,5 @@
+import { currencyExponent, parseAmount } from "@/lib/money";
+
 /** What forms send and show: plain words for validator messages, typed money as atoms. */
 
 /**
@@ -19,15 +21,13 @@ export function plainMessage(message: string): string {
   return message;
 }
 
-/** Decimal money as the user types it ("12.50") to integer atoms of the currency. */
-export function toAtoms(value: string, currency: string): number | string {
-  let digits = 2;
-  try {
-    digits = new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    // An unknown currency: the API names the problem beside the currency field.
-  }
-  const trimmed = value.trim();
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) return trimmed; // sent as is: the API says what is wrong with it
-  return Math.round(Number(trimmed) * 10 ** digits);
+/**
+ * Money as the user types it in their locale ("12.50", "12,50" in `de`) to integer atoms of the
+ * currency (lib/money.ts parseAmount). What does not parse is sent as typed: the API names it.
+ */
+export function toAtoms(value: string, currency: string, locale: string): number | string {
+  // An unknown currency is refused by the API beside its own field: the amount reads as 2 decimals
+  // meanwhile, so that the one problem shows once.
+  const parsed = parseAmount(value, currencyExponent(currency) === null ? "eur" : currency, locale);
+  return parsed.ok ? parsed.atoms : value.trim();
 }

@@ -42,7 +42,7 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
         invalidate={[["prices", accountId]]}
         onDone={(price) => router.push(`/accounts/${accountId}/prices/${encodeURIComponent(String(price.id))}`)}
         fields={[
-          { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50" },
+          { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50", currency: { field: "currency" } },
           { name: "currency", label: "Currency", initial: "usd", required: true },
           {
             name: "interval",
@@ -59,10 +59,10 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
           },
           { name: "nickname", label: "Nickname (optional)" },
         ]}
-        toBody={(values) => ({
+        toBody={(values, { locale }) => ({
           product: product.id,
           currency: values.currency,
-          unit_amount_atom: toAtoms(values.unit_amount_atom ?? "", values.currency ?? "usd"),
+          unit_amount_atom: toAtoms(values.unit_amount_atom ?? "", values.currency ?? "usd", locale),
           ...(values.interval === "one_time" ? { type: "one_time" } : { type: "recurring", recurring: { interval: values.interval } }),
           ...(values.nickname ? { nickname: values.nickname } : {}),
         })}
@@ -84,7 +84,7 @@ function RefundPayment({ accountId, payment }: { accountId: string; payment: Api
         confirm={{ title: "Refund this payment?", body: "The money goes back to the customer. A refund cannot be undone.", label: "Refund" }}
         onDone={(refund) => router.push(`/accounts/${accountId}/refunds/${encodeURIComponent(String(refund.id))}`)}
         fields={[
-          { name: "amount_atom", label: "Amount (optional)", kind: "money", hint: "Empty: all that is not refunded yet" },
+          { name: "amount_atom", label: "Amount (optional)", kind: "money", hint: "Empty: all that is not refunded yet", currency: String(payment.currency ?? "usd") },
           {
             name: "reason",
             label: "Reason",
@@ -97,9 +97,9 @@ function RefundPayment({ accountId, payment }: { accountId: string; payment: Api
             ],
           },
         ]}
-        toBody={(values) => ({
+        toBody={(values, { locale }) => ({
           payment: payment.id,
-          ...(values.amount_atom ? { amount_atom: toAtoms(values.amount_atom, String(payment.currency ?? "usd")) } : {}),
+          ...(values.amount_atom ? { amount_atom: toAtoms(values.amount_atom, String(payment.currency ?? "usd"), locale) } : {}),
           ...(values.reason ? { reason: values.reason } : {}),
         })}
       />

@@ -1,14 +1,13 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useCan } from "@/components/dashboard/role";
 import { Button, Card } from "@/components/ui";
 import { ApiForm } from "./api-form";
+import { ObjectLink } from "./links";
 
 /** The "create" form above a generic list, for the kinds a merchant creates by hand. */
 export function ObjectCreate({ accountId, slug }: { accountId: string; slug: string }) {
-  const router = useRouter();
   const [open, setOpen] = useState(false);
   const allowed = useCan("admin");
   if (!allowed || (slug !== "products" && slug !== "coupons")) return null;
@@ -19,7 +18,15 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
       </div>
     );
   }
-  const goTo = (object: Record<string, unknown>) => router.push(`/accounts/${accountId}/${slug}/${encodeURIComponent(String(object.id))}`);
+  // The form stays for the next one: a confirmation links to what was made, and the list shows it.
+  const created = (noun: string) =>
+    function Created(object: Record<string, unknown>) {
+      return (
+        <>
+          {noun} created: <ObjectLink accountId={accountId} id={object.id}>{String(object.name ?? object.id)}</ObjectLink>
+        </>
+      );
+    };
   return (
     <Card title={slug === "products" ? "New product" : "New coupon"} actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
       {slug === "products" ? (
@@ -28,7 +35,7 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
           submitLabel="Create product"
           path={`/${accountId}/products`}
           invalidate={[["products", accountId]]}
-          onDone={goTo}
+          confirmation={created("Product")}
           fields={[{ name: "name", label: "Name", required: true }]}
           toBody={(values) => ({ name: values.name })}
         />
@@ -38,7 +45,7 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
           submitLabel="Create coupon"
           path={`/${accountId}/coupons`}
           invalidate={[["coupons", accountId]]}
-          onDone={goTo}
+          confirmation={created("Coupon")}
           fields={[
             { name: "name", label: "Name (optional)" },
             { name: "percent_off", label: "Percent off", kind: "number", required: true, errorFields: ["(body)"] },

@@ -40,7 +40,9 @@ export function usePriceOptions(accountId: string, type?: "recurring") {
     const nickname = price.nickname ? ` (${String(price.nickname)})` : "";
     return { value: price.id, label: `${product ? `${product} · ` : ""}${priceLabel(price)}${nickname}` };
   });
-  return { options, isPending: prices.isPending || products.isPending, error: prices.error ?? products.error };
+  // Each price's currency, for forms whose currency follows the picked price.
+  const currencyOf = new Map((prices.data?.items ?? []).map((price) => [price.id, String(price.currency)]));
+  return { options, currencyOf, isPending: prices.isPending || products.isPending, error: prices.error ?? products.error };
 }
 
 /** A whole number typed in a form, sent as a number; anything else is sent as typed for the API to name. */

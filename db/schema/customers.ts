@@ -34,5 +34,14 @@ export const customers = pgTable(
     index("customers_account_name_prefix_idx")
       .on(t.accountId, sql`lower(name) text_pattern_ops`)
       .where(sql`${t.deletedAt} is null`),
+    // … and a substring of either (terms of 3 characters or more): trigram indexes (pg_trgm,
+    // migration 0022). No account column: GIN takes none without btree_gin, and a term's matches
+    // are filtered by account on the few rows the trigrams select.
+    index("customers_email_trgm_idx")
+      .using("gin", sql`lower(email) gin_trgm_ops`)
+      .where(sql`${t.deletedAt} is null`),
+    index("customers_name_trgm_idx")
+      .using("gin", sql`lower(name) gin_trgm_ops`)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );

@@ -57,7 +57,10 @@ export const CustomerListQuery = PaginationQuery.extend({
     .min(1, { error: "q must not be empty." })
     .max(200, { error: "q has at most 200 characters." })
     .optional()
-    .meta({ description: "Only customers whose email or name starts with this text (case-insensitive), e.g. `ada` or `ada@ex`." }),
+    .meta({
+      description:
+        "Only customers whose email or name contains this text (case-insensitive), e.g. `lovelace` or `@example`; prefix matches come first. A term of 1 or 2 characters matches the start of the email or name only.",
+    }),
 });
 
 export type CustomerObject = z.input<typeof Customer>;

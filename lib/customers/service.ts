@@ -59,12 +59,22 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
   return row;
 }
 
+/** Shorter terms have no trigram to look up: they match a prefix only. */
+export const SUBSTRING_MIN_LENGTH = 3;
+
+/**
+ * Customers matching `q`, case-insensitive: a prefix of the email or the name (the btree
+ * text_pattern_ops indexes); from SUBSTRING_MIN_LENGTH characters on, anywhere in either (the
+ * trigram indexes of migration 0022), prefix matches first. LIKE's wildcards are escaped.
+ */
 export async function listCustomers({ ctx, input }: Verb<Page & { q?: string }>): Promise<{ rows: CustomerRow[] } & PageInfo> {
   if (!input.q) return pageOf(customers, live(ctx.accountId), input, countedBy({ list: "customers", scopeId: ctx.accountId, filters: {} }));
-  // A prefix match on lower(…), served by the text_pattern_ops indexes; LIKE's wildcards are escaped.
-  const prefix = `${input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const matches = or(sql`lower(${customers.email}) like ${prefix}`, sql`lower(${customers.name}) like ${prefix}`);
-  return pageOf(customers, and(live(ctx.accountId), matches), input, { search: true });
+  const term = input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  const prefix = or(sql`lower(${customers.email}) like ${`${term}%`}`, sql`lower(${customers.name}) like ${`${term}%`}`);
+  if ([...input.q].length < SUBSTRING_MIN_LENGTH) return pageOf(customers, and(live(ctx.accountId), prefix), input, { search: true });
+  const anywhere = or(sql`lower(${customers.email}) like ${`%${term}%`}`, sql`lower(${customers.name}) like ${`%${term}%`}`);
+  const rank = sql<number>`(case when ${prefix} then 0 else 1 end)`;
+  return pageOf(customers, and(live(ctx.accountId), anywhere), input, { search: true, rank });
 }
 
 export async function updateCustomer({

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { PGlite } from "@electric-sql/pglite";
+import { openPgliteClient } from "@/db/pglite";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT, startApp } from "../helpers/server";
 
@@ -43,7 +43,7 @@ async function buildTemplate(templateDir: string): Promise<string> {
 async function systemIdentifier(dataDir: string): Promise<string> {
   const copy = path.join(tempDir("identifier"), "pglite");
   cpSync(dataDir, copy, { recursive: true });
-  const client = await PGlite.create(copy);
+  const client = await openPgliteClient(copy);
   try {
     const { rows } = await client.query<{ id: string }>("select system_identifier::text as id from pg_control_system()");
     return rows[0]!.id;
