@@ -1,20 +1,14 @@
 import { isNull } from "drizzle-orm";
 import { closeDb, getDb } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
 import { organizations, users } from "@/db/schema";
 import { config } from "@/lib/config";
-import { claimEmbedded, embeddedOwner } from "@/lib/embedded";
 import { enrollOrganization, issueOperatorToken } from "@/lib/platform/service";
+import { openScriptDatabase } from "./database";
 
 // `npm run platform -- token`: a new operator token (secret token of the platform's billing account).
 // `npm run platform -- enroll`: finishes the platform enrollment of every organization without a platform customer.
 const command = process.argv[2];
-const { databaseUrl } = config();
-if (databaseUrl) await migratePostgres(databaseUrl);
-else if (embeddedOwner()) {
-  console.error("The embedded database is open in the running server; stop it first.");
-  process.exit(1);
-} else claimEmbedded();
+await openScriptDatabase();
 
 if (command === "token") {
   const token = await issueOperatorToken();

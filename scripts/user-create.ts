@@ -1,10 +1,8 @@
 import { parseArgs } from "node:util";
 import { closeDb } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
-import { config } from "@/lib/config";
-import { claimEmbedded, embeddedOwner } from "@/lib/embedded";
 import { ServiceError } from "@/lib/errors";
 import { createUser } from "@/lib/teams/create-user";
+import { openScriptDatabase } from "./database";
 
 // `npm run user:create -- --email a@b.c --password '…' [--name N] [--organization "Acme" | org_…] [--role owner]`
 // Creates a dashboard user against DATABASE_URL (or the embedded database), whatever SIGNUP says:
@@ -31,12 +29,7 @@ if (!args.email || !args.password) {
   process.exit(2);
 }
 
-const { databaseUrl } = config();
-if (databaseUrl) await migratePostgres(databaseUrl);
-else if (embeddedOwner()) {
-  console.error("The embedded database is open in the running server; stop it first.");
-  process.exit(1);
-} else claimEmbedded();
+await openScriptDatabase();
 
 try {
   const user = await createUser({

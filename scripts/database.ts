@@ -1,0 +1,18 @@
+import { migratePostgres } from "@/db/migrate";
+import { config } from "@/lib/config";
+import { claimEmbedded, embeddedOwner } from "@/lib/embedded";
+
+/**
+ * Readies the database a command-line script works on: PostgreSQL at DATABASE_URL, migrated; or
+ * the embedded one, claimed for this process (it has one writer: a running server must stop first).
+ */
+export async function openScriptDatabase(busyHint = ""): Promise<void> {
+  const { databaseUrl } = config();
+  if (databaseUrl) return migratePostgres(databaseUrl);
+  const owner = embeddedOwner();
+  if (owner) {
+    console.error(`The embedded database is open in the running server (pid ${owner}); stop it first${busyHint}.`);
+    process.exit(1);
+  }
+  claimEmbedded();
+}
