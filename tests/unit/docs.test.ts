@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -181,21 +182,17 @@ describe("current rules and figures", () => {
 
 describe("docs references in code", () => {
   const SOURCE = /\.(ts|tsx|mjs)$/;
-  const SKIP = new Set(["node_modules", ".next", ".git", ".data", "test-results", "playwright-report"]);
-
-  function sources(dir: string): string[] {
-    return readdirSync(path.join(PROJECT_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-      const relative = dir === "." ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory()) return SKIP.has(entry.name) ? [] : sources(relative);
-      return SOURCE.test(entry.name) ? [relative] : [];
-    });
+  /** The repository's files (tracked, or new and not ignored): generated files such as next-env.d.ts are not ours. */
+  function sources(): string[] {
+    const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: PROJECT_ROOT, encoding: "utf8" });
+    return listed.split("\n").filter((file) => SOURCE.test(file) && existsSync(path.join(PROJECT_ROOT, file)));
   }
 
   it("every docs/ path a comment, message or import names exists, and so does the section it quotes", () => {
     const problems: string[] = [];
-    for (const file of sources(".")) {
+    for (const file of sources()) {
       const text = read(file);
-      for (const match of text.matchAll(/(?<![\w-])docs\/[\w./-]*[\w/]/g)) {
+      for (const match of text.matchAll(/(?<![\w./-])docs\/[\w./-]*[\w/]/g)) {
         const named = match[0];
         const exists = [named, `${named}.ts`].some((candidate) => existsSync(path.join(PROJECT_ROOT, candidate)));
         if (!exists) problems.push(`${file}: ${named}`);
