@@ -13,13 +13,10 @@
  * only; asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { benchAccounts, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { performance } from "node:perf_hooks";
-import postgres from "postgres";
-import { migratePostgres } from "@/db/migrate";
 import { FIRST_NAMES, loadSyntheticObjects, SURNAME_ENDINGS, SURNAME_ROOTS } from "@/db/synthetic-objects";
 import { newId } from "@/lib/ids";
-import { createFreshDatabase } from "@/tests/helpers/database";
 import { startApp } from "@/tests/helpers/server";
 
 const CUSTOMERS = Number(option("customers", "1000000").replaceAll("_", ""));
@@ -32,17 +29,8 @@ const SURNAMES = SURNAME_ROOTS.flatMap((root) => SURNAME_ENDINGS.map((ending) =>
 
 async function main(): Promise<void> {
   benchEnvironment();
-  const database = await createFreshDatabase("bench_search");
-  const sql = postgres(database.url, { max: 4, onnotice: () => {} });
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
-  const cleanUp = async () => {
-    await app?.stop();
-    await sql.end({ timeout: 5 });
-    await database.drop();
-  };
-  process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
+  const { url, sql, closeLater, cleanUp } = await benchDatabase("bench_search");
   try {
-    await migratePostgres(database.url);
     const { token } = await benchAccounts(sql, MAIN, NOISE);
     console.log(`Customer search benchmark, ${new Date().toISOString()}: ${CUSTOMERS.toLocaleString("en")} customers (+10 % noise); ${REQUESTS} requests per row at 2 connections.`);
     const started = performance.now();
@@ -52,7 +40,8 @@ async function main(): Promise<void> {
     await loadSyntheticObjects(sql, { accountId: NOISE, kind: "customers", count: CUSTOMERS / 10, from, to });
     await sql`vacuum analyze customers`;
     log(`loaded and vacuumed in ${elapsed(started)}`);
-    app = await startApp({ DATABASE_URL: database.url });
+    const app = await startApp({ DATABASE_URL: url });
+    closeLater(() => app.stop());
     const base = app.baseUrl;
     const path = `/api/${MAIN}/customers`;
     const q = (term: string) => `${path}?q=${encodeURIComponent(term)}`;

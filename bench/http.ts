@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
-import type postgres from "postgres";
+import postgres from "postgres";
+import { migratePostgres } from "@/db/migrate";
+import { createFreshDatabase } from "@/tests/helpers/database";
 import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
@@ -75,4 +77,26 @@ export async function benchAccounts(sql: postgres.Sql, main: string, noise: stri
     (${main}, ${organization}, 'Measured', true), (${noise}, ${organization}, 'Noise', true)`;
   const token = (await issueToken(drizzle(sql, { schema }), { accountId: main, kind: "secret", name: "bench" })).token;
   return { organization, token };
+}
+
+/**
+ * A fresh, migrated PostgreSQL database for one benchmark and a connection to it. `closeLater`
+ * registers what the run opens (apps, receivers); `cleanUp` closes it all, last opened first, then
+ * drops the database. An interrupted run (Ctrl-C) cleans up too.
+ */
+export async function benchDatabase(name: string): Promise<{
+  url: string;
+  sql: postgres.Sql;
+  closeLater: (close: () => Promise<unknown>) => void;
+  cleanUp: () => Promise<void>;
+}> {
+  const database = await createFreshDatabase(name);
+  const sql = postgres(database.url, { max: 4, onnotice: () => {} });
+  const closers: (() => Promise<unknown>)[] = [() => database.drop(), () => sql.end({ timeout: 5 })];
+  const cleanUp = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
+  process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
+  await migratePostgres(database.url);
+  return { url: database.url, sql, closeLater: (close) => void closers.push(close), cleanUp };
 }

@@ -13,15 +13,12 @@
  * alternating. Prints figures only; asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { benchAccounts, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
 import { performance } from "node:perf_hooks";
 import { drizzle } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { compactListCounts } from "@/db/list-totals";
-import { migratePostgres } from "@/db/migrate";
 import { loadSyntheticObjects, SYNTHETIC_KINDS, type SyntheticKind } from "@/db/synthetic-objects";
 import { newId } from "@/lib/ids";
-import { createFreshDatabase } from "@/tests/helpers/database";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
 
 const OBJECTS = Number(option("objects", "1000000").replaceAll("_", ""));
@@ -51,19 +48,11 @@ const SHAPES: Record<SyntheticKind, ListShape> = {
 
 async function main(): Promise<void> {
   benchEnvironment();
-  const database = await createFreshDatabase("bench_lists");
-  const sql = postgres(database.url, { max: 4, onnotice: () => {} });
-  let app: Awaited<ReturnType<typeof startApp>> | undefined;
-  const cleanUp = async () => {
-    await app?.stop();
-    await sql.end({ timeout: 5 });
-    await database.drop();
-  };
-  process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
+  const { url, sql, closeLater, cleanUp } = await benchDatabase("bench_lists");
   try {
-    await migratePostgres(database.url);
     const { token } = await benchAccounts(sql, MAIN, NOISE);
-    app = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+    const app = await startApp({ DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+    closeLater(() => app.stop());
     const base = app.baseUrl;
     const post = async (path: string, body: unknown) => {
       const response = await fetch(`${base}/api/${MAIN}/${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });

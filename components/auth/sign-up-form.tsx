@@ -2,20 +2,17 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useState, useSyncExternalStore, type FormEvent } from "react";
-import { signUpAction, type SignUpResult } from "@/app/signup/actions";
-import { Button, Field, inputClass } from "@/components/ui";
+import type { FormEvent } from "react";
+import { signUpAction } from "@/app/signup/actions";
+import { Field, inputClass } from "@/components/ui";
 import { safeRedirectPath } from "@/lib/auth/safe-redirect";
-import { AuthFrame, noSubscription } from "./auth-frame";
-import { signInWithPassword } from "./password-sign-in";
+import { AuthFrame } from "./auth-frame";
+import { PasswordAndSubmit, useCreateAccount } from "./create-account";
 
 export function SignUpForm() {
   const callbackUrl = useSearchParams().get("callbackUrl");
-  const [failure, setFailure] = useState<Extract<SignUpResult, { ok: false }> | null>(null);
-  const [pending, setPending] = useState(false);
-  // Until hydrated, a submit would be a plain form post: keep the button disabled till then.
-  const ready = useSyncExternalStore(noSubscription, () => true, () => false);
-  const fieldError = (field: string) => failure?.errors.find((error) => error.field === field)?.message;
+  const account = useCreateAccount();
+  const { fieldError } = account;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -26,24 +23,8 @@ export function SignUpForm() {
       email: String(form.get("email")),
       password: String(form.get("password")),
     };
-    setPending(true);
-    setFailure(null);
-    const result = await signUpAction(input);
-    if (!result.ok) {
-      setFailure(result);
-      setPending(false);
-      return;
-    }
-    const signedIn = await signInWithPassword(input.email, input.password);
-    if (!signedIn.ok) {
-      // The account exists: say so, with why this session did not start.
-      setFailure({ ok: false, message: `Your account was created, but signing in failed: ${signedIn.message}`, errors: [] });
-      setPending(false);
-      return;
-    }
-    // A full navigation, so the server renders the dashboard with the new session cookie; only to
-    // a path on this site, whatever ?callbackUrl= says.
-    window.location.assign(safeRedirectPath(callbackUrl, window.location.origin));
+    // Only to a path on this site, whatever ?callbackUrl= says.
+    await account.create(input, () => signUpAction(input), () => safeRedirectPath(callbackUrl, window.location.origin));
   }
 
   return (
@@ -68,17 +49,7 @@ export function SignUpForm() {
         <Field label="Email" error={fieldError("email")}>
           <input name="email" type="email" autoComplete="email" required className={inputClass} />
         </Field>
-        <Field label="Password" error={fieldError("password")} hint="At least 10 characters.">
-          <input name="password" type="password" autoComplete="new-password" required className={inputClass} />
-        </Field>
-        {failure && failure.errors.length === 0 && (
-          <p role="alert" className="text-sm text-red-700">
-            {failure.message}
-          </p>
-        )}
-        <Button type="submit" disabled={pending || !ready} className="w-full">
-          {pending ? "Creating…" : "Create account"}
-        </Button>
+        <PasswordAndSubmit account={account} label="Create account" pendingLabel="Creating…" />
       </form>
       <p className="mt-3 text-xs text-slate-500">You get a live and a sandbox account.</p>
     </AuthFrame>
