@@ -4,7 +4,7 @@ import { authenticateToken, type Principal } from "@/lib/auth/tokens";
 import { findAccount, findOrganizationAccount } from "@/lib/auth/users";
 import { accountClock } from "@/lib/clock/time";
 import { isPlatformOrganization } from "@/lib/platform/ids";
-import { requiredRole, roleAllows, type Role } from "@/lib/teams/roles";
+import { assertRoleAllows, requiredRole } from "@/lib/teams/roles";
 import type { Actor, ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { runIdempotently } from "@/lib/idempotency/request";
@@ -96,18 +96,6 @@ function authorizeToken(operation: Operation, principal: Principal, accountId: s
   }
 }
 
-/** A dashboard user acts within their role (docs/teams.md); tokens have none. */
-function assertRoleAllows(role: Role, operation: Operation): void {
-  const needed = requiredRole(operation);
-  if (!roleAllows(role, needed)) {
-    throw new ServiceError(
-      "forbidden",
-      `Your role (${role}) cannot do this: it needs ${needed}${needed === "owner" ? "" : " or above"}. Ask an owner or admin of your organization.`,
-      { required_role: needed, role },
-    );
-  }
-}
-
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
@@ -145,7 +133,8 @@ async function authenticate(
       const account = await findOrganizationAccount(session.organizationId, accountId);
       if (!account) throw new ServiceError("forbidden", `You cannot access account '${accountId}'.`);
       assertSameOrigin(request);
-      assertRoleAllows(session.role, operation);
+      // A dashboard user acts within their role (docs/teams.md); tokens have none.
+      assertRoleAllows(session.role, requiredRole(operation));
       return accountContext(account, { type: "user", id: session.userId }, correlationId);
     }
   }

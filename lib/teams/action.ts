@@ -4,7 +4,7 @@ import { sessionOptions } from "@/lib/auth/session-options";
 import { ServiceError, type FieldError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { TeamContext } from "./members";
-import { roleAllows, type Role } from "./roles";
+import { assertRoleAllows, type Role } from "./roles";
 
 export type ActionFailure = { ok: false; message: string; errors: FieldError[]; problem: ProblemBody };
 export type ActionResult<T extends object> = ({ ok: true } & T) | ActionFailure;
@@ -34,12 +34,7 @@ export async function roleAction<T extends object>(
     const session = await getServerSession(sessionOptions());
     if (!session?.user?.id) throw new ServiceError("unauthorized", "Your session has ended. Sign in again.");
     const { id: userId, organizationId, role } = session.user;
-    if (!roleAllows(role, needed)) {
-      throw new ServiceError("forbidden", `Your role (${role}) cannot do this: it needs ${needed}${needed === "owner" ? "" : " or above"}.`, {
-        required_role: needed,
-        role,
-      });
-    }
+    assertRoleAllows(role, needed);
     return { ok: true, ...(await run({ userId, organizationId, role })) };
   } catch (error) {
     if (error instanceof ServiceError) return actionFailure(error, action);

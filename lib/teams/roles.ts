@@ -1,4 +1,5 @@
 import type { Operation } from "@/lib/api/operation";
+import { ServiceError } from "@/lib/errors";
 
 /**
  * Dashboard roles (docs/teams.md). Each includes the ones below it: a viewer reads, a developer
@@ -18,6 +19,19 @@ export function isRole(value: unknown): value is Role {
 /** Whether `role` may do what needs `needed`. */
 export function roleAllows(role: Role, needed: Role): boolean {
   return RANK[role] >= RANK[needed];
+}
+
+/**
+ * The one refusal of a dashboard user's role, for the /api operations (lib/api/handler.ts) and the
+ * server actions (lib/teams/action.ts) alike: a 403 naming the role held and the role needed.
+ */
+export function assertRoleAllows(role: Role, needed: Role): void {
+  if (roleAllows(role, needed)) return;
+  throw new ServiceError(
+    "forbidden",
+    `Your role (${role}) cannot do this: it needs ${needed}${needed === "owner" ? "" : " or above"}. Ask an owner or admin of your organization.`,
+    { required_role: needed, role },
+  );
 }
 
 /**
