@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from "openapi-typescript";
-import { openApiDocument } from "@/lib/openapi";
+import { API_OPERATIONS, openApiDocument } from "@/lib/openapi";
 
 export type GeneratedFile = { path: string; contents: string };
 
@@ -14,5 +14,16 @@ export async function sdkFiles(): Promise<GeneratedFile[]> {
   return [
     { path: "packages/sdk/openapi.json", contents: json },
     { path: "packages/sdk/src/generated/schema.ts", contents: HEADER + astToString(ast) },
+    { path: "packages/sdk/src/generated/operations.ts", contents: HEADER + operationsModule() },
   ];
+}
+
+/** Every operation id with its method and path: what `call(operationId, …)` sends at run time. */
+function operationsModule(): string {
+  const entries = API_OPERATIONS.flatMap((operation) => [
+    [operation.operationId, operation.method, operation.path] as const,
+    ...(operation.unscopedPath ? [[`${operation.operationId}ForTokenAccount`, operation.method, operation.unscopedPath] as const] : []),
+  ]);
+  const lines = entries.map(([id, method, path]) => `  ${id}: { method: "${method}", path: "${path}" },`);
+  return `export const OPERATIONS = {\n${lines.join("\n")}\n} as const;\n`;
 }

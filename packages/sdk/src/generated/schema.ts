@@ -4123,9 +4123,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -4376,9 +4376,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -4521,9 +4521,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -5076,9 +5076,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -5214,9 +5214,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -6154,9 +6154,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -6294,9 +6294,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -6850,9 +6850,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -6993,9 +6993,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -7534,9 +7534,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -7675,9 +7675,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -8468,9 +8468,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -8533,9 +8533,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -8713,9 +8713,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -8862,9 +8862,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -9123,9 +9123,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -9264,9 +9264,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -10453,9 +10453,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -10594,9 +10594,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -12185,9 +12185,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -12353,9 +12353,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -13199,9 +13199,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -13340,9 +13340,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -14172,9 +14172,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -14600,9 +14600,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
@@ -15619,9 +15619,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
-                limit?: string;
+                limit?: number;
                 /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: string;
+                offset?: number;
                 /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
                 /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
