@@ -25,7 +25,7 @@ export type CallResult<Id extends OperationId> =
   | { ok: false; status: number; problem: Problem; response: Response };
 
 /** Inputs whose every member is optional may be left out. */
-export type CallArgs<Id extends OperationId> = {} extends CallInput<Id> ? [input?: CallInput<Id>] : [input: CallInput<Id>];
+export type CallArgs<Id extends OperationId> = Partial<CallInput<Id>> extends CallInput<Id> ? [input?: CallInput<Id>] : [input: CallInput<Id>];
 
 export type CallOptions = {
   /** The API's root, e.g. `https://billing.example.com/api` or `/api` in a browser. */
