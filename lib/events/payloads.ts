@@ -48,6 +48,7 @@ const isDeletion = (type: EventType) => type.endsWith(".deleted");
 /** The component name of an aggregate's schema, e.g. `Invoice`. */
 const componentId = (schema: z.ZodType) => String(schema.meta()?.id);
 
+/** Made once per type: a schema with an `id` is one component, and zod's registry takes an id once. */
 function memoized<T>(make: (type: EventType) => T): (type: EventType) => T {
   const made = new Map<EventType, T>();
   return (type) => {
