@@ -30,6 +30,7 @@ export default defineConfig({
         test: {
           name: "embedded",
           include: ["tests/embedded/**/*.test.ts"],
+          globalSetup: ["tests/setup/event-check.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

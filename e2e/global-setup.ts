@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../tests/helpers/database";
+import { finishEventCheck, startEventCheck } from "../tests/helpers/event-check";
 import { startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
 import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV, WEBHOOK_TEST_ENV } from "../tests/setup/api-server";
@@ -18,6 +19,7 @@ export default async function globalSetup() {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
+  startEventCheck();
   const database = await createFreshDatabase("e2e");
   await migratePostgres(database.url);
   const app = await startApp({ DATABASE_URL: database.url });
@@ -27,5 +29,6 @@ export default async function globalSetup() {
   return async () => {
     await app.stop();
     await database.drop();
+    finishEventCheck("e2e");
   };
 }

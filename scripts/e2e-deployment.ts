@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createFreshDatabase } from "../tests/helpers/database";
+import { finishEventCheck, startEventCheck } from "../tests/helpers/event-check";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
 import { installTestCertificate } from "../tests/helpers/tls";
 import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server";
@@ -17,6 +18,7 @@ import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server"
  * steps receive through `npm run listen`. Arguments go to Playwright.
  */
 installTestCertificate();
+startEventCheck();
 const database = await createFreshDatabase("deployment");
 let exitCode = 1;
 try {
@@ -54,5 +56,12 @@ try {
   }
 } finally {
   await database.drop();
+}
+try {
+  // Every event the deployment emitted, checked against the document (tests/helpers/event-check.ts).
+  finishEventCheck("e2e against a deployment");
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  exitCode = 1;
 }
 process.exit(exitCode);

@@ -1,10 +1,9 @@
 import type { AggregateType, EventType } from "@/lib/events/catalogue";
 import { aggregateTypeOf } from "@/lib/events/catalogue";
+import { EVENT_EXAMPLES } from "@/lib/events/payloads";
 import { newId, type IdKind } from "@/lib/ids";
-import SAMPLES from "./samples.json";
 
 type State = Record<string, unknown>;
-type Sample = { data: State; previous_data: State | null };
 
 const KIND: Record<AggregateType, IdKind> = {
   payment: "payment",
@@ -21,19 +20,21 @@ const KIND: Record<AggregateType, IdKind> = {
 };
 
 /**
- * A realistic event of `type`: samples.json holds, per type, an entity state the app's own
- * serializers produced in the event catalogue's real flows (tests/api/webhook-test-events.test.ts
- * checks they still have every field the serializers emit). The entity gets a fresh id, so each
- * sample is an entity of its own; ids it refers to (a customer, a price) name sample objects.
+ * A realistic event of `type`: the entity state of the type's recorded example, the same one the
+ * OpenAPI document shows (lib/events/examples.json, recorded from real flows by
+ * `npm run events:examples`). The entity gets a fresh id, so each sample is an entity of its own;
+ * ids it refers to (a customer, a price) name the recording's objects.
  */
 export function sampleEvent(type: EventType, livemode: boolean): { aggregateId: string; data: State; previousData: State | null } {
-  const sample = (SAMPLES as Record<string, Sample>)[type]!;
-  const original = String(sample.data.id);
+  const example = EVENT_EXAMPLES[type];
+  if (!example) throw new Error(`No recorded example of ${type}: run npm run events:examples.`);
+  const recorded = example.event as { data: State; previous_data: State | null };
+  const original = String(recorded.data.id);
   const aggregateId = newId(KIND[aggregateTypeOf(type)]);
   const rename = (state: State | null): State | null => {
     if (!state) return null;
     const renamed = JSON.parse(JSON.stringify(state).replaceAll(JSON.stringify(original), JSON.stringify(aggregateId))) as State;
     return "livemode" in renamed ? { ...renamed, livemode } : renamed;
   };
-  return { aggregateId, data: rename(sample.data)!, previousData: rename(sample.previous_data) };
+  return { aggregateId, data: rename(recorded.data)!, previousData: rename(recorded.previous_data) };
 }

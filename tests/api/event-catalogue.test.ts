@@ -1,7 +1,10 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
+import { PROJECT_ROOT } from "../helpers/server";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -113,6 +116,23 @@ beforeAll(async () => {
   // invoice.upcoming before), and the open checkout session expires.
   await advance(40 * DAY);
 }, 120_000);
+
+/**
+ * `npm run events:examples` runs this file with RECORD_EVENT_EXAMPLES=1: the oldest event of each
+ * type, as the API serves it and as its deliveries POST it (the exact body), becomes the type's
+ * example in lib/events/examples.json (the OpenAPI document's examples, "send test event").
+ */
+afterAll(async () => {
+  if (!process.env.RECORD_EVENT_EXAMPLES) return;
+  const examples: Record<string, { event: Json; webhook: Json }> = {};
+  for (const type of EVENT_TYPES) {
+    const page = await ok(client.get(`/${account}/events?event_type=${type}&limit=100`));
+    const oldest = page.items.at(-1);
+    const full = await ok(client.get(`/${account}/events/${oldest.id}/full`));
+    examples[type] = { event: full.event, webhook: JSON.parse(full.webhook.body) };
+  }
+  writeFileSync(path.join(PROJECT_ROOT, "lib/events/examples.json"), `${JSON.stringify(examples, null, 2)}\n`);
+});
 
 type Check = (data: Json, event: Json) => void;
 const status = (expected: string): Check => (data) => expect(data.status).toBe(expected);

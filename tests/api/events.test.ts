@@ -86,7 +86,7 @@ describe("GET /{account_id}/events", () => {
     await db.execute(sql`
       insert into events (id, account_id, type, aggregate_type, aggregate_id, data, metadata, version, sequence, created)
       select 'evt_prod_bulk' || i, ${fresh.accountId}, 'type.' || (i % 51), 'aggregate.' || (i % 11),
-             'cus_prod_bulk' || (i % 1000), '{}', '{}', 1, i / 1000 + 1, now() - (i || ' seconds')::interval
+             'cus_prod_bulk' || (i % 1000), '{}', '{"synthetic": true}', 1, i / 1000 + 1, now() - (i || ' seconds')::interval
       from generate_series(1, 6000) as i`);
     await db.execute(sql`analyze events`);
     const filters = [

@@ -35,8 +35,8 @@ beforeAll(async () => {
   endpointId = "we_claim_cap";
   await sql`insert into webhook_endpoints (id, account_id, url, events, secret_ciphertext)
     values (${endpointId}, ${accountId}, 'https://127.0.0.1:9/hook', '{*}', 'unused')`;
-  await sql`insert into events (id, account_id, type, aggregate_type, aggregate_id, data, version, sequence)
-    values ('evt_claim_cap', ${accountId}, 'customer.created', 'customer', 'cus_claim_cap', '{}', 1, 1)`;
+  await sql`insert into events (id, account_id, type, aggregate_type, aggregate_id, data, metadata, version, sequence)
+    values ('evt_claim_cap', ${accountId}, 'customer.created', 'customer', 'cus_claim_cap', '{}', '{"synthetic": true}', 1, 1)`;
   await sql`insert into event_deliveries (id, account_id, event_id, webhook_endpoint_id, status, due_at)
     select 'del_claim_cap_' || n, ${accountId}, 'evt_claim_cap', ${endpointId}, 'pending', now() - interval '1 second'
     from generate_series(1, 200) n`;

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFreshDatabase } from "../helpers/database";
+import { checkPgliteEvents } from "../helpers/event-check";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 
 const run = promisify(execFile);
@@ -23,6 +24,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
   });
   afterAll(async () => {
     await app?.stop();
+    await checkPgliteEvents(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFreshDatabase } from "../helpers/database";
+import { checkPgliteEvents } from "../helpers/event-check";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 
 const run = promisify(execFile);
@@ -36,8 +37,11 @@ const tempDataDir = () => {
   dataDirs.push(dir);
   return dir;
 };
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const dir of dataDirs) {
+    await checkPgliteEvents(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe("the embedded default (PGlite, no DATABASE_URL)", () => {

@@ -13,6 +13,8 @@ export async function createFreshDatabase(label: string): Promise<{ url: string;
   return {
     url: url.toString(),
     drop: async () => {
+      // A run's event check (tests/helpers/event-check.ts) reads the events before they go; loaded only then.
+      if (process.env.EVENT_CHECK_LEDGER) await (await import("./event-check")).checkPostgresEvents(url.toString());
       await admin.unsafe(`drop database if exists "${name}" with (force)`);
       await admin.end({ timeout: 5 });
     },

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../helpers/database";
+import { finishEventCheck, startEventCheck } from "../helpers/event-check";
 import { startApp } from "../helpers/server";
 import { installTestCertificate } from "../helpers/tls";
 
@@ -57,6 +58,7 @@ export const PLATFORM_BILLING_TEST_ENV = { PLATFORM_BILLING: "on" };
  */
 export default async function setup(project: TestProject) {
   installTestCertificate();
+  startEventCheck();
   Object.assign(process.env, WEBHOOK_TEST_ENV, RATE_LIMIT_TEST_ENV, PLATFORM_BILLING_TEST_ENV, SIGNUP_TEST_ENV, {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
@@ -70,5 +72,7 @@ export default async function setup(project: TestProject) {
     await app.stop();
     if (process.env.DEBUG_APP_OUTPUT) console.log(app.output());
     await database.drop();
+    // Every event the project's databases hold, checked against the document (the ledger of their drops).
+    finishEventCheck("api tests");
   };
 }

@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { asc, gt } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import type { Database } from "@/db/client";
+import { openPgliteClient } from "@/db/pglite";
+import * as schema from "@/db/schema";
+import { isEventType, type EventType } from "@/lib/events/catalogue";
+import { eventSchemaStem } from "@/lib/events/payloads";
+import { serializeEvent, type EventRow } from "@/lib/events/serialize";
+import { openApiDocument } from "@/lib/openapi";
+import { webhookPayload } from "@/lib/webhooks/payload";
+
+/**
+ * The one check that every event a test suite emitted is what the OpenAPI document says: each
+ * event of every database a run created, as its webhook body (against `<Type>WebhookEvent`) and
+ * as the API's Event (against `<Type>Event`), validated with Ajv (JSON Schema 2020-12, the
+ * dialect of OpenAPI 3.1). A database is checked just before it is dropped (createFreshDatabase,
+ * pgliteEventCheck) and its result written to the run's ledger; the suite's global teardown reads
+ * the ledger (finishEventCheck) and fails the run on any invalid event, or when it validated none.
+ */
+
+const LEDGER_ENV = "EVENT_CHECK_LEDGER";
+const BATCH = 2_000;
+const MAX_LISTED = 40;
+
+export type EventFailure = { type: string; eventId: string; database: string; as: "webhook" | "event"; errors: string };
+type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[] };
+
+/** Rows a test or benchmark wrote by hand (db/synthetic-events.ts), not events the service emitted. */
+const isSynthetic = (row: EventRow) => (row.metadata as { synthetic?: unknown }).synthetic === true;
+
+const DOCUMENT_ID = "https://billing.invalid/openapi.json";
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** The validator of one component of the document, compiled on first use. */
+function validatorFor(component: string): ValidateFunction {
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    // The document is not a schema, but its components are: addressed by JSON pointer.
+    ajv.addSchema({ $id: DOCUMENT_ID, components: openApiDocument().components });
+  }
+  let validate = validators.get(component);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOCUMENT_ID}#/components/schemas/${component}` });
+    validators.set(component, validate);
+  }
+  return validate;
+}
+
+const describeErrors = (validate: ValidateFunction) =>
+  (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ""}`).join("; ");
+
+/** Ajv's errors for `value` against a component of the document, or null when it is valid. */
+export function componentErrors(component: string, value: unknown): string | null {
+  const validate = validatorFor(component);
+  return validate(value) ? null : describeErrors(validate);
+}
+
+/** Validates events (with their account's livemode) as webhook bodies and as API Events. */
+export function validateEvents(rows: { row: EventRow; livemode: boolean }[], database: string): EventFailure[] {
+  const failures: EventFailure[] = [];
+  for (const { row, livemode } of rows) {
+    if (!isEventType(row.type)) {
+      failures.push({ type: row.type, eventId: row.id, database, as: "event", errors: "not a catalogue type" });
+      continue;
+    }
+    const stem = eventSchemaStem(row.type as EventType);
+    const checks = [
+      { as: "webhook" as const, component: `${stem}WebhookEvent`, value: webhookPayload(row, livemode) },
+      { as: "event" as const, component: `${stem}Event`, value: serializeEvent(row) },
+    ];
+    for (const check of checks) {
+      // Through JSON, as receivers get it.
+      const errors = componentErrors(check.component, JSON.parse(JSON.stringify(check.value)));
+      if (errors !== null) failures.push({ type: row.type, eventId: row.id, database, as: check.as, errors });
+    }
+  }
+  return failures;
+}
+
+/** Every event of a database, in batches, checked; the result goes to the run's ledger. */
+async function checkDatabase(db: Database, database: string): Promise<void> {
+  const ledger = process.env[LEDGER_ENV];
+  if (!ledger) return;
+  const livemodeOf = new Map((await db.select({ id: schema.accounts.id, livemode: schema.accounts.livemode }).from(schema.accounts)).map((a) => [a.id, a.livemode]));
+  let validated = 0;
+  let synthetic = 0;
+  const failures: EventFailure[] = [];
+  for (let after = ""; ; ) {
+    const rows = await db.select().from(schema.events).where(gt(schema.events.id, after)).orderBy(asc(schema.events.id)).limit(BATCH);
+    if (rows.length === 0) break;
+    const emitted = rows.filter((row) => !isSynthetic(row));
+    failures.push(...validateEvents(emitted.map((row) => ({ row, livemode: livemodeOf.get(row.accountId) ?? false })), database));
+    validated += emitted.length;
+    synthetic += rows.length - emitted.length;
+    after = rows.at(-1)!.id;
+  }
+  mkdirSync(ledger, { recursive: true });
+  writeFileSync(path.join(ledger, `${database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`), JSON.stringify({ database, validated, synthetic, failures } satisfies LedgerEntry));
+}
+
+/** A PostgreSQL database about to be dropped (tests/helpers/database.ts). Skips one never migrated. */
+export async function checkPostgresEvents(url: string): Promise<void> {
+  if (!process.env[LEDGER_ENV]) return;
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [table] = await client`select to_regclass('public.events') is not null as present`;
+    if (!table?.present) return;
+    await checkDatabase(drizzlePostgres(client, { schema }) as unknown as Database, new URL(url).pathname.slice(1));
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+/** An embedded (PGlite) data directory about to be removed, its app stopped. */
+export async function checkPgliteEvents(dataDir: string): Promise<void> {
+  if (!process.env[LEDGER_ENV]) return;
+  const dir = path.join(dataDir, "pglite");
+  try {
+    readdirSync(dir);
+  } catch {
+    return;
+  }
+  const client = await openPgliteClient(dir);
+  try {
+    const [table] = (await client.query<{ present: boolean }>("select to_regclass('public.events') is not null as present")).rows;
+    if (table?.present) await checkDatabase(drizzlePglite(client, { schema }) as unknown as Database, `pglite:${dataDir}`);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Whether the run was given test files (`vitest run tests/api/x.test.ts`, `playwright test
+ * e2e/x.spec.ts`): those may emit no event at all. A whole suite that validated none fails.
+ */
+function ranChosenFiles(): boolean {
+  return process.argv.slice(2).some((arg) => /\.(test|spec)\.ts$/.test(arg) || /^(tests|e2e)\//.test(arg));
+}
+
+/** Opens the run's ledger (a suite's global setup); the processes it starts inherit it. */
+export function startEventCheck(): void {
+  process.env[LEDGER_ENV] = mkdtempSync(path.join(tmpdir(), "event-check-"));
+}
+
+/**
+ * Reads the ledger (a suite's global teardown, after its databases were dropped): throws with the
+ * list of invalid events, or when no event at all was validated (a check of nothing proves nothing).
+ */
+export function finishEventCheck(suite: string): void {
+  const ledger = process.env[LEDGER_ENV];
+  if (!ledger) throw new Error(`${suite}: the event check never started (startEventCheck).`);
+  const entries = readdirSync(ledger).map((file) => JSON.parse(readFileSync(path.join(ledger, file), "utf8")) as LedgerEntry);
+  rmSync(ledger, { recursive: true, force: true });
+  delete process.env[LEDGER_ENV];
+  const validated = entries.reduce((sum, entry) => sum + entry.validated, 0);
+  const synthetic = entries.reduce((sum, entry) => sum + entry.synthetic, 0);
+  const failures = entries.flatMap((entry) => entry.failures);
+  const summary = `${suite}: ${validated} events of ${entries.length} databases validated against the OpenAPI document's event schemas (${synthetic} synthetic rows skipped)`;
+  if (failures.length > 0) {
+    const listed = failures
+      .slice(0, MAX_LISTED)
+      .map((failure) => `  ${failure.type} ${failure.eventId} (as ${failure.as}, ${failure.database}): ${failure.errors}`);
+    const more = failures.length > MAX_LISTED ? [`  … and ${failures.length - MAX_LISTED} more`] : [];
+    throw new Error([`${summary}: ${failures.length} invalid.`, ...listed, ...more].join("\n"));
+  }
+  if (validated === 0 && !ranChosenFiles()) throw new Error(`${summary}: none, so the check proved nothing.`);
+  console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}.`);
+}
