@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { LIST_DECLARATIONS, type ListDeclaration } from "@/db/list-declarations";
+import { countKey, LIST_DECLARATIONS, type ListDeclaration } from "@/db/list-declarations";
 import { GENERATED_MARKER, listTriggersMigration } from "@/db/list-triggers";
+import { listQuery } from "@/db/page";
 import * as schema from "@/db/schema";
 import { customers, prices } from "@/db/schema";
 import { PROJECT_ROOT } from "../helpers/server";
@@ -78,5 +79,13 @@ describe("list declarations and the list-count triggers", () => {
     // The check sees the calls it looks for: every declared list is read by listQuery somewhere.
     const sources = sourceFiles(path.join(PROJECT_ROOT, "lib")).map((file) => readFileSync(file, "utf8")).join("\n");
     for (const list of Object.keys(LIST_DECLARATIONS)) expect(sources).toContain(`listQuery("${list}"`);
+  });
+
+  it("listQuery: a request's keys name its totals, a parent filter counts its own range, another filter is refused", () => {
+    expect(countKey(LIST_DECLARATIONS.prices, { type: "one_time", product: undefined, active: true })).toBe("active=true&type=one_time");
+    expect(listQuery("prices", "acc_test_x", { type: "one_time", active: true }).options.total).toBeDefined();
+    expect(listQuery("prices", "acc_test_x", { type: "one_time", product: "price_test_x" }).options.total).toBeUndefined();
+    // @ts-expect-error: `active` is not a filter of the invoices list
+    expect(() => listQuery("invoices", "acc_test_x", { active: true })).toThrow(/no filter 'active'/);
   });
 });
