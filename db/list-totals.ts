@@ -42,23 +42,15 @@ export function dayBucketedTotal(range: CreatedRange, wholeDays: WholeDays, exac
 }
 
 /**
- * A list kept by the statement triggers of migration 0020: which table (`list`), whose rows
- * (`scopeId`: the account, or the endpoint of an endpoint's deliveries) and which filters, as the
- * key the triggers write: the `name=value` pairs sorted by name and joined by `&`, `""` for none.
+ * A list kept by the list-count triggers (generated from db/list-declarations.ts): which list,
+ * whose rows (`scopeId`: the account, or the endpoint of an endpoint's deliveries) and the key of
+ * the request's filters (countKey).
  */
-export type CountedList = { list: string; scopeId: string; filters: Record<string, string | boolean | undefined> };
-
-export function countKey(filters: CountedList["filters"]): string {
-  return Object.entries(filters)
-    .filter(([, value]) => value !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, value]) => `${name}=${String(value)}`)
-    .join("&");
-}
+export type CountedList = { list: string; scopeId: string; key: string };
 
 /** The total of a counted list within `range`: list_counts plus the deltas not yet folded in. */
 export function countedListTotal(counted: CountedList, range: CreatedRange, exact: ExactCount): SQL {
-  const key = countKey(counted.filters);
+  const { key } = counted;
   const wholeDays: WholeDays = (from, to) => {
     const of = (table: typeof listCounts | typeof listCountDeltas) =>
       sql`${table.scopeId} = ${counted.scopeId} and ${table.list} = ${counted.list} and ${table.key} = ${key}

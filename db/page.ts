@@ -1,12 +1,20 @@
 import { and, asc, desc, eq, getTableColumns, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { ServiceError } from "@/lib/errors";
 import { rowsOf } from "@/lib/rows";
 import { getDb, type Database, type Executor } from "./client";
-import { countedListTotal, type CountedList, type CreatedRange, type ExactCount } from "./list-totals";
-
-type ListedTable = PgTable & { created: PgColumn; id: PgColumn };
+import {
+  countKey,
+  filtersByParent,
+  LIST_DECLARATIONS,
+  shownRows,
+  type ListDeclaration,
+  type ListedTable,
+  type ListFilters,
+  type ListName,
+} from "./list-declarations";
+import { countedListTotal, type CreatedRange, type ExactCount } from "./list-totals";
 
 /** The column alias of the count in the first page's statement (no table has such a column). */
 const TOTAL = "__total";
@@ -16,7 +24,7 @@ export type { CreatedRange };
 export type PageOptions = {
   /**
    * How many rows match `where` within `range`, as one SQL expression, when the list keeps its
-   * totals (countedBy; the events list: lib/events/counts.ts). `exact` counts the matching rows
+   * totals (listQuery; the events list: lib/events/counts.ts). `exact` counts the matching rows
    * created within a range over the list's index (the default, for the whole range).
    */
   total?: (range: CreatedRange, exact: ExactCount) => SQL;
@@ -33,13 +41,21 @@ export type PageOptions = {
 };
 
 /**
- * The totals of a list kept by migration 0020's triggers (db/list-totals.ts). A list filtered by
- * its parent (`parent`: a customer's invoices, a payment's refunds…) counts the parent's index
- * range instead: a parent's children are few.
+ * The page statement of a declared list (db/list-declarations.ts): its table, the rows it shows in
+ * `scopeId` matching `filters`, and its totals, kept by the triggers generated from the same
+ * declaration. A list filtered by its parent (a customer's invoices, a payment's refunds…) counts
+ * the parent's index range instead: a parent's children are few.
  */
-export function countedBy({ parent, ...counted }: CountedList & { parent?: string }): PageOptions {
-  if (parent !== undefined) return {};
-  return { total: (range, exact) => countedListTotal(counted, range, exact) };
+export function listQuery<N extends ListName>(
+  name: N,
+  scopeId: string,
+  filters: ListFilters<N>,
+): { table: (typeof LIST_DECLARATIONS)[N]["table"]; where: SQL; options: PageOptions } {
+  const declaration: ListDeclaration = LIST_DECLARATIONS[name];
+  const options: PageOptions = filtersByParent(declaration, filters)
+    ? {}
+    : { total: (range, exact) => countedListTotal({ list: name, scopeId, key: countKey(declaration, filters) }, range, exact) };
+  return { table: LIST_DECLARATIONS[name].table, where: shownRows(declaration, scopeId, filters), options };
 }
 
 export function createdRangeOf(page: Partial<Page>): CreatedRange {

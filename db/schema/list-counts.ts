@@ -21,8 +21,9 @@ export const listCounts = pgTable(
 /**
  * The changes to list_counts not yet folded in: statement triggers on each counted table append
  * one row per (scope, list, key, day) a statement changed, in that statement's transaction
- * (migration 0020). Appending never waits on another writer, nor deadlocks with one, and a
- * rolled-back transaction takes its rows with it; a total is list_counts plus these.
+ * (generated from db/list-declarations.ts by db/list-triggers.ts). Appending never waits on another
+ * writer, nor deadlocks with one, and a rolled-back transaction takes its rows with it; a total is
+ * list_counts plus these.
  */
 export const listCountDeltas = pgTable(
   "list_count_deltas",

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { apiTokens } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { forgetCachedTokens, issueToken } from "@/lib/auth/tokens";
@@ -27,8 +27,8 @@ export function serializeApiToken(row: TokenRow): z.input<typeof ApiToken> {
 }
 
 export async function listApiTokens({ ctx, input }: Verb<Page>): Promise<{ rows: TokenRow[] } & PageInfo> {
-  const where = eq(apiTokens.accountId, ctx.accountId);
-  return pageOf(apiTokens, where, input, countedBy({ list: "api_tokens", scopeId: ctx.accountId, filters: {} }));
+  const list = listQuery("api_tokens", ctx.accountId, {});
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 /** A new token; the full token is in the answer and nowhere else, ever. */

@@ -1,7 +1,7 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { checkoutSessions, customers, prices, products, type CheckoutLineItem } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -200,16 +200,8 @@ export async function listCheckoutSessions({
   ctx,
   input,
 }: Verb<Page & CheckoutSessionFilters>): Promise<{ rows: CheckoutSessionRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
-  if (input.status !== undefined) conditions.push(eq(checkoutSessions.status, input.status));
-  if (input.customer !== undefined) conditions.push(eq(checkoutSessions.customerId, input.customer));
-  const where = and(...conditions);
-  return pageOf(
-    checkoutSessions,
-    where,
-    input,
-    countedBy({ list: "checkout_sessions", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
-  );
+  const list = listQuery("checkout_sessions", ctx.accountId, { status: input.status, customer: input.customer });
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 export async function updateCheckoutSession({

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { coupons } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -82,7 +82,8 @@ export async function getCoupon({ ctx, input }: Verb<{ id: string }>): Promise<C
 }
 
 export async function listCoupons({ ctx, input }: Verb<Page>): Promise<{ rows: CouponRow[] } & PageInfo> {
-  return pageOf(coupons, live(ctx.accountId), input, countedBy({ list: "coupons", scopeId: ctx.accountId, filters: {} }));
+  const list = listQuery("coupons", ctx.accountId, {});
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 /** Only `name` and `metadata` change; the terms of a coupon are fixed once customers may hold it. */

@@ -1,7 +1,7 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { customers } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -68,13 +68,14 @@ export const SUBSTRING_MIN_LENGTH = 3;
  * trigram indexes of migration 0022), prefix matches first. LIKE's wildcards are escaped.
  */
 export async function listCustomers({ ctx, input }: Verb<Page & { q?: string }>): Promise<{ rows: CustomerRow[] } & PageInfo> {
-  if (!input.q) return pageOf(customers, live(ctx.accountId), input, countedBy({ list: "customers", scopeId: ctx.accountId, filters: {} }));
+  const list = listQuery("customers", ctx.accountId, {});
+  if (!input.q) return pageOf(list.table, list.where, input, list.options);
   const term = input.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
   const prefix = or(sql`lower(${customers.email}) like ${`${term}%`}`, sql`lower(${customers.name}) like ${`${term}%`}`);
-  if ([...input.q].length < SUBSTRING_MIN_LENGTH) return pageOf(customers, and(live(ctx.accountId), prefix), input, { search: true });
+  if ([...input.q].length < SUBSTRING_MIN_LENGTH) return pageOf(list.table, and(list.where, prefix), input, { search: true });
   const anywhere = or(sql`lower(${customers.email}) like ${`%${term}%`}`, sql`lower(${customers.name}) like ${`%${term}%`}`);
   const rank = sql<number>`(case when ${prefix} then 0 else 1 end)`;
-  return pageOf(customers, and(live(ctx.accountId), anywhere), input, { search: true, rank });
+  return pageOf(list.table, and(list.where, anywhere), input, { search: true, rank });
 }
 
 export async function updateCustomer({

@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, inArray, isNull, or, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { coupons, customerDiscounts, customers, invoiceLines, invoices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -79,16 +79,8 @@ export async function listInvoices({
   input,
 }: Verb<Page & InvoiceFilters>): Promise<{ items: InvoiceWithLines[] } & PageInfo> {
   const db = await getDb();
-  const conditions: (SQL | undefined)[] = [eq(invoices.accountId, ctx.accountId)];
-  if (input.customer !== undefined) conditions.push(eq(invoices.customerId, input.customer));
-  if (input.status !== undefined) conditions.push(eq(invoices.status, input.status));
-  const where = and(...conditions);
-  const { rows, ...info } = await pageOf(
-    invoices,
-    where,
-    input,
-    countedBy({ list: "invoices", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
-  );
+  const list = listQuery("invoices", ctx.accountId, { status: input.status, customer: input.customer });
+  const { rows, ...info } = await pageOf(list.table, list.where, input, list.options);
   const intents = await latestPaymentIntents(
     db,
     rows.map((row) => row.id),

@@ -1,6 +1,6 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { payments } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { ServiceContext, Verb } from "@/lib/context";
@@ -26,15 +26,8 @@ export async function listPayments({
   ctx,
   input,
 }: Verb<Page & { payment_intent?: string }>): Promise<{ rows: PaymentRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [eq(payments.accountId, ctx.accountId)];
-  if (input.payment_intent !== undefined) conditions.push(eq(payments.paymentIntentId, input.payment_intent));
-  const where = and(...conditions);
-  return pageOf(
-    payments,
-    where,
-    input,
-    countedBy({ list: "payments", scopeId: ctx.accountId, filters: {}, parent: input.payment_intent }),
-  );
+  const list = listQuery("payments", ctx.accountId, { payment_intent: input.payment_intent });
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 /** The payment, locked for update: refunds of one payment serialize, so they never exceed it. */

@@ -1,7 +1,7 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { customers, paymentIntents } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -131,14 +131,6 @@ export async function listPaymentIntents({
   ctx,
   input,
 }: Verb<Page & PaymentIntentFilters>): Promise<{ rows: PaymentIntentRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [eq(paymentIntents.accountId, ctx.accountId)];
-  if (input.customer !== undefined) conditions.push(eq(paymentIntents.customerId, input.customer));
-  if (input.status !== undefined) conditions.push(eq(paymentIntents.status, input.status));
-  const where = and(...conditions);
-  return pageOf(
-    paymentIntents,
-    where,
-    input,
-    countedBy({ list: "payment_intents", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
-  );
+  const list = listQuery("payment_intents", ctx.accountId, { status: input.status, customer: input.customer });
+  return pageOf(list.table, list.where, input, list.options);
 }

@@ -1,7 +1,7 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -69,17 +69,8 @@ export async function getPrice({ ctx, input }: Verb<{ id: string }>): Promise<Pr
 export type PriceFilters = { product?: string; active?: boolean; type?: (typeof PRICE_TYPES)[number] };
 
 export async function listPrices({ ctx, input }: Verb<Page & PriceFilters>): Promise<{ rows: PriceRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
-  if (input.product !== undefined) conditions.push(eq(prices.productId, input.product));
-  if (input.active !== undefined) conditions.push(eq(prices.active, input.active));
-  if (input.type !== undefined) conditions.push(eq(prices.type, input.type));
-  const where = and(...conditions);
-  return pageOf(
-    prices,
-    where,
-    input,
-    countedBy({ list: "prices", scopeId: ctx.accountId, filters: { active: input.active, type: input.type }, parent: input.product }),
-  );
+  const list = listQuery("prices", ctx.accountId, { active: input.active, type: input.type, product: input.product });
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 export async function updatePrice({

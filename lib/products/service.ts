@@ -1,7 +1,7 @@
-import { and, count, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { prices, products } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -65,10 +65,8 @@ export async function listProducts({
   ctx,
   input,
 }: Verb<Page & { active?: boolean }>): Promise<{ rows: ProductRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [live(ctx.accountId)];
-  if (input.active !== undefined) conditions.push(eq(products.active, input.active));
-  const where = and(...conditions);
-  return pageOf(products, where, input, countedBy({ list: "products", scopeId: ctx.accountId, filters: { active: input.active } }));
+  const list = listQuery("products", ctx.accountId, { active: input.active });
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 export async function updateProduct({

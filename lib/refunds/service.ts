@@ -1,7 +1,7 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { paymentIntents, refunds } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -101,8 +101,6 @@ export async function listRefunds({
   ctx,
   input,
 }: Verb<Page & { payment?: string }>): Promise<{ rows: RefundRow[] } & PageInfo> {
-  const conditions: (SQL | undefined)[] = [eq(refunds.accountId, ctx.accountId)];
-  if (input.payment !== undefined) conditions.push(eq(refunds.paymentId, input.payment));
-  const where = and(...conditions);
-  return pageOf(refunds, where, input, countedBy({ list: "refunds", scopeId: ctx.accountId, filters: {}, parent: input.payment }));
+  const list = listQuery("refunds", ctx.accountId, { payment: input.payment });
+  return pageOf(list.table, list.where, input, list.options);
 }

@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { customers, prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -146,16 +146,8 @@ export async function listSubscriptions({
   input,
 }: Verb<Page & SubscriptionFilters>): Promise<{ items: SubscriptionWithItems[] } & PageInfo> {
   const db = await getDb();
-  const conditions: (SQL | undefined)[] = [eq(subscriptions.accountId, ctx.accountId)];
-  if (input.customer !== undefined) conditions.push(eq(subscriptions.customerId, input.customer));
-  if (input.status !== undefined) conditions.push(eq(subscriptions.status, input.status));
-  const where = and(...conditions);
-  const { rows, ...info } = await pageOf(
-    subscriptions,
-    where,
-    input,
-    countedBy({ list: "subscriptions", scopeId: ctx.accountId, filters: { status: input.status }, parent: input.customer }),
-  );
+  const list = listQuery("subscriptions", ctx.accountId, { status: input.status, customer: input.customer });
+  const { rows, ...info } = await pageOf(list.table, list.where, input, list.options);
   const items =
     rows.length === 0
       ? []

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, getTableColumns, gte, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
@@ -45,16 +45,9 @@ export async function listEndpointDeliveries({
   input,
 }: Verb<{ endpointId: string; status?: DeliveryRow["status"]; page: Page }>): Promise<{ rows: DeliveryRow[] } & PageInfo> {
   const endpoint = await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
-  // The endpoint is the account's (just read): its deliveries need no account condition, which
-  // would make a deep offset read every skipped row instead of the index alone.
-  const conditions: SQL[] = [eq(eventDeliveries.webhookEndpointId, input.endpointId)];
-  if (input.status) conditions.push(eq(eventDeliveries.status, input.status));
-  const { rows, ...info } = await pageOf(
-    eventDeliveries,
-    and(...conditions),
-    input.page,
-    countedBy({ list: "event_deliveries", scopeId: input.endpointId, filters: { status: input.status } }),
-  );
+  // The endpoint is the account's (just read): its deliveries are scoped by the endpoint alone.
+  const list = listQuery("event_deliveries", input.endpointId, { status: input.status || undefined });
+  const { rows, ...info } = await pageOf(list.table, list.where, input.page, list.options);
   // Every delivery of the list is the endpoint's own.
   return { rows: rows.map((row) => ({ ...row, webhookEndpointUrl: endpoint.url })), ...info };
 }

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
-import { countedBy, pageOf } from "@/db/page";
+import { listQuery, pageOf } from "@/db/page";
 import { webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import { config } from "@/lib/config";
@@ -67,7 +67,8 @@ export async function listWebhookEndpoints({
   ctx,
   input,
 }: Verb<Page>): Promise<{ rows: WebhookEndpointRow[] } & PageInfo> {
-  return pageOf(webhookEndpoints, live(ctx.accountId), input, countedBy({ list: "webhook_endpoints", scopeId: ctx.accountId, filters: {} }));
+  const list = listQuery("webhook_endpoints", ctx.accountId, {});
+  return pageOf(list.table, list.where, input, list.options);
 }
 
 export async function updateWebhookEndpoint({

@@ -1,5 +1,8 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { and, count, gte, lt } from "drizzle-orm";
+import { LIST_DECLARATIONS, shownRows, type ListDeclaration, type ListName } from "@/db/list-declarations";
+import { triggerFunctionBody } from "@/db/list-triggers";
 import { compactListCounts } from "@/db/list-totals";
 import { loadSyntheticObjects, type SyntheticKind } from "@/db/synthetic-objects";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -19,78 +22,68 @@ const FROM = new Date(Date.UTC(2026, 5, 1));
 const TO = new Date(FROM.getTime() + 5 * DAY);
 const MID = new Date(FROM.getTime() + 1.5 * DAY + 3_600_000);
 
-/** A list: its API path, its table and the rows it shows, and its filters with their values. */
+/**
+ * A list: its API path, its declaration (db/list-declarations.ts: the rows it shows, as its
+ * service selects them, and its filters' columns) and the values of its filters tried here.
+ */
 type ListCase = {
   /** The API path; null for a list only the dashboard reads (its service is called here). */
   path: () => string | null;
-  table: string;
-  /** The rows of the list (SQL over the table), as the service selects them. */
-  shown: () => string;
-  filters: Record<string, { column: string; values: () => (string | boolean)[] }>;
+  list: ListName;
+  /** Whose rows: the account's, or the endpoint's. */
+  scopeId: () => string;
+  filters: Record<string, () => (string | boolean)[]>;
 };
 
-const live = "deleted_at is null";
-const ofAccount = () => `account_id = '${merchant.accountId}'`;
-const statusValues = (...values: string[]) => ({ column: "status", values: () => values });
+const ofAccount = () => merchant.accountId;
+const statusValues = (...values: string[]) => () => values;
 /** A parent filter's values: a few parents that have rows in the list (and one that has none). */
-const parentsOf = (table: string, column: string) => ({
-  column,
-  values: () => parentSamples.get(`${table}.${column}`) ?? [],
-});
+const parentsOf = (table: string, column: string) => () => parentSamples.get(`${table}.${column}`) ?? [];
 const parentSamples = new Map<string, string[]>();
 
 const LISTS: Record<string, ListCase> = {
-  customers: { path: () => "customers", table: "customers", shown: () => `${ofAccount()} and ${live}`, filters: {} },
-  products: {
-    path: () => "products",
-    table: "products",
-    shown: () => `${ofAccount()} and ${live}`,
-    filters: { active: { column: "active", values: () => [true, false] } },
-  },
+  customers: { path: () => "customers", list: "customers", scopeId: ofAccount, filters: {} },
+  products: { path: () => "products", list: "products", scopeId: ofAccount, filters: { active: () => [true, false] } },
   prices: {
     path: () => "prices",
-    table: "prices",
-    shown: () => `${ofAccount()} and ${live}`,
-    filters: {
-      active: { column: "active", values: () => [true, false] },
-      type: { column: "type", values: () => ["recurring", "one_time"] },
-      product: parentsOf("prices", "product_id"),
-    },
+    list: "prices",
+    scopeId: ofAccount,
+    filters: { active: () => [true, false], type: () => ["recurring", "one_time"], product: parentsOf("prices", "product_id") },
   },
-  coupons: { path: () => "coupons", table: "coupons", shown: () => `${ofAccount()} and ${live}`, filters: {} },
+  coupons: { path: () => "coupons", list: "coupons", scopeId: ofAccount, filters: {} },
   invoices: {
     path: () => "invoices",
-    table: "invoices",
-    shown: ofAccount,
+    list: "invoices",
+    scopeId: ofAccount,
     filters: { status: statusValues("draft", "open", "paid", "void", "uncollectible"), customer: parentsOf("invoices", "customer_id") },
   },
   subscriptions: {
     path: () => "subscriptions",
-    table: "subscriptions",
-    shown: ofAccount,
+    list: "subscriptions",
+    scopeId: ofAccount,
     filters: { status: statusValues("trialing", "active", "past_due", "paused", "cancelled"), customer: parentsOf("subscriptions", "customer_id") },
   },
   payment_intents: {
     path: () => "payment-intents",
-    table: "payment_intents",
-    shown: ofAccount,
+    list: "payment_intents",
+    scopeId: ofAccount,
     filters: { status: statusValues("succeeded", "requires_payment_method", "canceled"), customer: parentsOf("payment_intents", "customer_id") },
   },
-  payments: { path: () => "payments", table: "payments", shown: ofAccount, filters: { payment_intent: parentsOf("payments", "payment_intent_id") } },
-  refunds: { path: () => "refunds", table: "refunds", shown: ofAccount, filters: { payment: parentsOf("refunds", "payment_id") } },
+  payments: { path: () => "payments", list: "payments", scopeId: ofAccount, filters: { payment_intent: parentsOf("payments", "payment_intent_id") } },
+  refunds: { path: () => "refunds", list: "refunds", scopeId: ofAccount, filters: { payment: parentsOf("refunds", "payment_id") } },
   checkout_sessions: {
     path: () => "checkout/sessions",
-    table: "checkout_sessions",
-    shown: () => `${ofAccount()} and ${live}`,
+    list: "checkout_sessions",
+    scopeId: ofAccount,
     filters: { status: statusValues("open", "complete", "expired"), customer: parentsOf("checkout_sessions", "customer_id") },
   },
-  webhook_endpoints: { path: () => "webhook-endpoints", table: "webhook_endpoints", shown: () => `${ofAccount()} and ${live}`, filters: {} },
+  webhook_endpoints: { path: () => "webhook-endpoints", list: "webhook_endpoints", scopeId: ofAccount, filters: {} },
   // Tokens are listed by the dashboard only (a token cannot list tokens).
-  api_tokens: { path: () => null, table: "api_tokens", shown: ofAccount, filters: {} },
+  api_tokens: { path: () => null, list: "api_tokens", scopeId: ofAccount, filters: {} },
   deliveries: {
     path: () => `webhook-endpoints/${endpointId}/deliveries`,
-    table: "event_deliveries",
-    shown: () => `${ofAccount()} and webhook_endpoint_id = '${endpointId}'`,
+    list: "event_deliveries",
+    scopeId: () => endpointId,
     filters: { status: statusValues("pending", "delivering", "delivered", "failed") },
   },
 };
@@ -106,13 +99,9 @@ const RANGES: { gte?: Date; lt?: Date }[] = [
   { gte: new Date(Date.now() - 3_600_000) }, // the objects made by this test's API calls
 ];
 
-function literal(value: string | boolean): string {
-  return typeof value === "boolean" ? String(value) : `'${value.replaceAll("'", "''")}'`;
-}
-
 /** Every combination of at most two filters (with each of their values) and every range. */
 function casesOf(list: ListCase): { query: Record<string, string | boolean>; range: { gte?: Date; lt?: Date } }[] {
-  const single = Object.entries(list.filters).flatMap(([name, filter]) => filter.values().map((value) => ({ [name]: value })));
+  const single = Object.entries(list.filters).flatMap(([name, values]) => values().map((value) => ({ [name]: value })));
   const pairs = single.flatMap((a, i) => single.slice(i + 1).filter((b) => Object.keys(a)[0] !== Object.keys(b)[0]).map((b) => ({ ...a, ...b })));
   const queries: Record<string, string | boolean>[] = [{}, ...single, ...pairs];
   return queries.flatMap((query) => RANGES.map((range) => ({ query, range })));
@@ -133,12 +122,22 @@ async function apiTotal(list: ListCase, query: Record<string, string | boolean>,
   return response.body.total;
 }
 
+/**
+ * count(*) of the rows the list shows, with its service's own filter (the declaration the
+ * triggers are generated from), against which the triggers' totals are checked.
+ */
 async function countRows(list: ListCase, query: Record<string, string | boolean>, range: { gte?: Date; lt?: Date }): Promise<number> {
-  const conditions = [list.shown()];
-  for (const [name, value] of Object.entries(query)) conditions.push(`${list.filters[name]!.column} = ${literal(value)}`);
-  if (range.gte) conditions.push(`created >= '${range.gte.toISOString()}'`);
-  if (range.lt) conditions.push(`created < '${range.lt.toISOString()}'`);
-  const [row] = await sql.unsafe<{ n: number }[]>(`select count(*)::int as n from ${list.table} where ${conditions.join(" and ")}`);
+  const declaration: ListDeclaration = LIST_DECLARATIONS[list.list];
+  const [row] = await drizzle(sql)
+    .select({ n: count() })
+    .from(declaration.table)
+    .where(
+      and(
+        shownRows(declaration, list.scopeId(), query),
+        range.gte ? gte(declaration.table.created, range.gte) : undefined,
+        range.lt ? lt(declaration.table.created, range.lt) : undefined,
+      ),
+    );
   return row!.n;
 }
 
@@ -216,6 +215,17 @@ afterAll(async () => {
 });
 
 describe("list totals", () => {
+  it("are kept by trigger functions that are the declarations' (pg_proc), so the services and the triggers count the same rows", async () => {
+    const functionOf = async (list: string) =>
+      (await sql<{ body: string }[]>`select prosrc as body from pg_proc where proname = ${`count_${list}`}`).map((row) => row.body);
+    for (const [list, declaration] of Object.entries(LIST_DECLARATIONS)) {
+      expect({ list, bodies: await functionOf(list) }).toEqual({ list, bodies: [triggerFunctionBody(list, declaration)] });
+    }
+    // A service's filter changed alone (customers counting the deleted too) no longer matches.
+    const countingDeleted: ListDeclaration = { ...LIST_DECLARATIONS.customers, shown: undefined };
+    expect(await functionOf("customers")).not.toEqual([triggerFunctionBody("customers", countingDeleted)]);
+  });
+
   it("equal count(*) for every list, filter and created range, with deltas pending and after they are folded in", async () => {
     expect(await expectExactTotals()).toBeGreaterThan(500);
     // Fold every pending delta in (the server's compactor may have done part of it already).
