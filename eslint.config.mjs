@@ -12,10 +12,10 @@ import { defineConfig, globalIgnores } from "eslint/config";
 const REAL_TIME_ALLOWED = [
   // The clock module itself: the real clock, the account clocks, the test clock.
   "lib/clock/**",
-  // Transport and infrastructure run on real time whatever an account's test clock says: webhook
-  // leases, deadlines and retries, job hand-offs, cron passes, rate limits, deprecation headers,
-  // token expiry, idempotency keys' lifetime, id timestamps.
-  "lib/webhooks/**",
+  // Transport and infrastructure run on real time whatever an account's test clock says: job
+  // hand-offs, cron passes, rate limits, deprecation headers, token expiry, idempotency keys'
+  // lifetime, id timestamps. (lib/webhooks and inngest/ are not exempt: they name real time with
+  // realNow(), so a domain timestamp there cannot slip onto the real clock unseen.)
   "lib/jobs/**",
   "lib/cron/**",
   "lib/api/**",
@@ -69,7 +69,7 @@ export default defineConfig([
   },
   {
     // Domain timestamps and "is it due" decisions read ctx.now() (the account's clock, test clock included).
-    files: ["lib/**/*.ts", "db/**/*.ts"],
+    files: ["lib/**/*.ts", "db/**/*.ts", "inngest/**/*.ts"],
     ignores: REAL_TIME_ALLOWED,
     rules: {
       "no-restricted-syntax": [
@@ -97,16 +97,55 @@ export default defineConfig([
     },
   },
   {
-    // Layer boundaries: who may import whom (docs/ARCHITECTURE.md, Layers).
+    // Layer boundaries: who may import whom (docs/ARCHITECTURE.md, "Layers in lint"). Inside lib/,
+    // from the top: the edge (HTTP and background entry points) → domain services → events and
+    // jobs → db, with declarations (zod schemas, the event catalogue) and a shared kernel
+    // (configuration, log, ids, errors, the account context, time helpers) importable from every
+    // layer. Elements match in order: the first pattern that matches a file names its layer.
+    // `mode: "full"` matches whole file paths (operations.ts and handlers.ts are the edge inside a
+    // domain's folder); boundaries 7 prints a deprecation notice for it, and file descriptors
+    // ("boundaries/files") are its successor once policies can rank them like element types.
     files: ["**/*.{ts,tsx}"],
     plugins: { boundaries },
     settings: {
       "boundaries/elements": [
         { type: "app", pattern: "app/**", partialMatch: false },
         { type: "components", pattern: "components/**", partialMatch: false },
-        { type: "lib", pattern: "lib/**", partialMatch: false },
+        {
+          type: "shared",
+          mode: "full",
+          pattern: [
+            "lib/{config,deploy,ids,keys,log,errors,rows,money,schemas,context}.ts",
+            "lib/clock/time.ts",
+            // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
+            "lib/api/pagination.ts",
+          ],
+        },
+        {
+          type: "edge",
+          mode: "full",
+          pattern: [
+            "lib/api/**",
+            "lib/*/operations.ts",
+            "lib/*/handlers.ts",
+            "lib/openapi.ts",
+            "lib/openapi-example.ts",
+            "lib/http/**",
+            // next-auth's route and options (sign-in rate limit), the server actions' wrapper.
+            "lib/auth/route.ts",
+            "lib/auth/options.ts",
+            "lib/teams/action.ts",
+            // Background entry points: Inngest functions and the Vercel Cron routes' work.
+            "inngest/functions/**",
+            "lib/cron/**",
+          ],
+        },
+        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/events/catalogue.ts"], mode: "full" },
+        // The job providers start the domain's time-driven work (the clock ticker, due transitions).
+        { type: "job-providers", pattern: ["lib/jobs/embedded.ts", "lib/jobs/serverless.ts"], mode: "full" },
+        { type: "events", pattern: ["lib/events/**", "lib/jobs/**", "lib/webhooks/**", "inngest/client.ts"], mode: "full" },
+        { type: "domain", pattern: "lib/**", mode: "full" },
         { type: "db", pattern: "db/**", partialMatch: false },
-        { type: "inngest", pattern: "inngest/**", partialMatch: false },
         { type: "tooling", pattern: ["scripts/**", "tests/**", "bench/**", "e2e/**"], partialMatch: false },
       ],
     },
@@ -122,9 +161,38 @@ export default defineConfig([
               disallow: { to: { element: { type: "db" } } },
             },
             {
-              // Domain and database code never reach up into the HTTP/UI layers or the tooling.
-              from: { element: { types: { anyOf: ["lib", "db", "inngest"] } } },
+              // Nothing below the pages reaches up into the HTTP/UI layers or the tooling.
+              from: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "declarations", "shared", "db"] } } },
               disallow: { to: { element: { types: { anyOf: ["app", "components", "tooling"] } } } },
+            },
+            {
+              // A domain service takes { ctx, input } and throws ServiceErrors; HTTP (handle(), problems,
+              // routing, operations) is the edge's business.
+              from: { element: { type: "domain" } },
+              disallow: { to: { element: { type: "edge" } } },
+            },
+            {
+              // Events, jobs and webhook delivery serve every domain and know none of them.
+              from: { element: { types: { anyOf: ["events", "job-providers"] } } },
+              disallow: { to: { element: { type: "edge" } } },
+            },
+            {
+              from: { element: { type: "events" } },
+              disallow: { to: { element: { type: "domain" } } },
+            },
+            {
+              // Declarations are zod schemas and lists: they import other declarations and the shared kernel only.
+              from: { element: { type: "declarations" } },
+              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "db"] } } } },
+            },
+            {
+              from: { element: { type: "shared" } },
+              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "declarations", "db"] } } } },
+            },
+            {
+              // The database layer stores what the domain decides: it imports declarations and the shared kernel only.
+              from: { element: { type: "db" } },
+              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers"] } } } },
             },
           ],
         },

@@ -1,4 +1,5 @@
-import type { TokenKind } from "@/lib/auth/tokens";
+/** A token's kind: a secret token, or a publishable one (what a browser may hold). */
+export type TokenKind = "secret" | "publishable";
 
 /**
  * Who caused a change (the event's `actor_type` / `actor_id`). A token also says its kind, which

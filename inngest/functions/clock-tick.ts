@@ -1,6 +1,7 @@
 import { inngest, transitionsDueEvent } from "@/inngest/client";
 import { findDueAccounts } from "@/lib/clock/service";
 import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
+import { realNow } from "@/lib/clock/time";
 
 /**
  * Every minute, wakes `run-due-transitions` for each account with a time-driven transition due on
@@ -22,7 +23,7 @@ export const clockTick = inngest.createFunction(
   },
   async ({ event, step }) => {
     // The tick's own time, identical on every replay of this run.
-    const tickAt = new Date(Math.floor((event.ts ?? Date.now()) / 1000) * 1000);
+    const tickAt = new Date(Math.floor((event.ts ?? realNow().getTime()) / 1000) * 1000);
     const accountIds = await step.run("find-due-accounts", () => findDueAccounts(tickAt));
     if (accountIds.length > 0) {
       await step.sendEvent(

@@ -1,5 +1,6 @@
 import { deliveryRequestedEvent, inngest } from "@/inngest/client";
 import { findOverdueDeliveries, type OverdueCursor, type OverduePage } from "@/lib/webhooks/overdue";
+import { realNow } from "@/lib/clock/time";
 
 /** Pages per sweep: bounds one run; whatever is left waits for the next tick. */
 const MAX_PAGES = 10;
@@ -24,7 +25,7 @@ export const sweepDeliveries = inngest.createFunction(
   },
   async ({ event, step }) => {
     // The tick's own time, identical on every replay of this run.
-    const sweptAt = new Date(event.ts ?? Date.now());
+    const sweptAt = new Date(event.ts ?? realNow().getTime());
     let after: OverdueCursor | null = null;
     let handedOver = 0;
     for (let page = 0; page < MAX_PAGES; page++) {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { getDb } from "@/db/client";
 import { users } from "@/db/schema";
 import { validationFailed } from "@/lib/errors";
-import { SESSION_MAX_AGE_SECONDS, authSecret } from "./options";
+import { SESSION_MAX_AGE_SECONDS, authSecret } from "./session-options";
 import { hashPassword, verifyPassword } from "./passwords";
 import { SignUpInput } from "./users";
 

@@ -1,6 +1,6 @@
 import { getToken } from "next-auth/jwt";
 import type { Role } from "@/lib/teams/roles";
-import { authSecret } from "./options";
+import { authSecret } from "./session-options";
 import { currentSessionUser } from "./revocation";
 
 export type SessionPrincipal = { userId: string; organizationId: string; role: Role };

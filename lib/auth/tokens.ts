@@ -4,10 +4,9 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { accounts, apiTokens } from "@/db/schema";
 import { config } from "@/lib/config";
+import type { TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-
-export type TokenKind = "secret" | "publishable";
 
 const KIND_PREFIX: Record<TokenKind, string> = { secret: "st_", publishable: "pt_" };
 const SECRET_BYTES = 20; // 160 random bits, 32 characters of Crockford base32

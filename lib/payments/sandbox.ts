@@ -1,4 +1,5 @@
 import { validationFailed } from "@/lib/errors";
+import { SANDBOX_PAYMENT_METHODS } from "./schema";
 
 /**
  * Sandbox payment methods. No real card processing exists in this service: a confirmation never
@@ -14,14 +15,6 @@ import { validationFailed } from "@/lib/errors";
  * | `pm_sandbox_partially_funded` | processing → partially_funded, half the remaining amount received | confirm again with another method for the rest |
  * | `pm_sandbox_refund_fails` | as `pm_sandbox_succeeds` | refunds of its payments fail |
  */
-export const SANDBOX_PAYMENT_METHODS = [
-  "pm_sandbox_succeeds",
-  "pm_sandbox_declined",
-  "pm_sandbox_requires_action",
-  "pm_sandbox_partially_funded",
-  "pm_sandbox_refund_fails",
-] as const;
-
 export type SandboxPaymentMethod = (typeof SANDBOX_PAYMENT_METHODS)[number];
 
 export const DECLINE_MESSAGE = "Your card was declined (sandbox payment method pm_sandbox_declined).";

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
-import { SANDBOX_PAYMENT_METHODS } from "./sandbox";
+
+/** The sandbox payment methods; what each one does: lib/payments/sandbox.ts. */
+export const SANDBOX_PAYMENT_METHODS = [
+  "pm_sandbox_succeeds",
+  "pm_sandbox_declined",
+  "pm_sandbox_requires_action",
+  "pm_sandbox_partially_funded",
+  "pm_sandbox_refund_fails",
+] as const;
 
 export const PAYMENT_INTENT_STATUSES = [
   "requires_payment_method",

@@ -1,4 +1,3 @@
-import type { Operation } from "@/lib/api/operation";
 import { ServiceError } from "@/lib/errors";
 
 /**
@@ -38,7 +37,7 @@ export function assertRoleAllows(role: Role, needed: Role): void {
  * The least role a dashboard session needs for an operation: what the operation declares, else a
  * viewer for reads and an admin for changes (billing objects).
  */
-export function requiredRole(operation: Pick<Operation, "method" | "role">): Role {
+export function requiredRole(operation: { method: string; role?: Role }): Role {
   return operation.role ?? (operation.method === "GET" ? "viewer" : "admin");
 }
 

@@ -9,6 +9,7 @@ import { recordAttempts } from "./record";
 import { sendWebhook, type SendResult } from "./send";
 import { deliveryHeaders, type SigningSecrets } from "./signing";
 import { signingSecrets, type StoredSecrets } from "./rotation";
+import { realNow } from "@/lib/clock/time";
 
 /**
  * Which attempt is wanted:
@@ -136,7 +137,7 @@ export function classify(sent: SendResult, attempt: number, request: AttemptRequ
  * sends and classifies with the same functions.
  */
 export async function attemptDelivery(deliveryId: string, request: AttemptRequest): Promise<AttemptOutcome> {
-  const claimed = await claim(deliveryId, request, new Date());
+  const claimed = await claim(deliveryId, request, realNow());
   if ("result" in claimed) return claimed;
 
   const db = await getDb();
@@ -156,7 +157,7 @@ export async function attemptDelivery(deliveryId: string, request: AttemptReques
       trigger: request.mode === "manual" ? "manual" : "scheduled",
       sent,
       outcome,
-      at: new Date(),
+      at: realNow(),
     },
   ]);
   return outcome;

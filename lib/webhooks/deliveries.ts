@@ -12,6 +12,7 @@ import { attemptDelivery } from "./attempt";
 import { getWebhookEndpoint } from "./endpoints";
 import { WILDCARD } from "./schema";
 import type { DeliveryAttemptRow } from "./serialize";
+import { realNow } from "@/lib/clock/time";
 
 const BULK_RETRY_LIMIT = 100;
 const BULK_RETRY_CONCURRENCY = 8;
@@ -136,7 +137,7 @@ export async function sendTestEvent({ ctx, input }: Verb<{ endpointId: string }>
 export async function deliverEventTo({ ctx, input }: Verb<{ eventId: string; endpointId: string }>): Promise<DeliveryRow> {
   const deliveryId = newId("eventDelivery");
   await withChangeTransaction(async (tx) => {
-    const now = new Date();
+    const now = realNow();
     await tx.insert(eventDeliveries).values({
       id: deliveryId,
       accountId: ctx.accountId,

@@ -6,6 +6,7 @@ import { claimDue, failUndeliverable, type ClaimedDelivery, type ClaimResult } f
 import { deliveryPool } from "./pool";
 import { emptyPass, type DuePass } from "./deliver-due";
 import { recordAttempts, type AttemptRecord } from "./record";
+import { realNow } from "@/lib/clock/time";
 
 const POLL_INTERVAL_MS = 1_000;
 
@@ -19,7 +20,7 @@ async function attempt(claimed: ClaimedDelivery): Promise<AttemptRecord> {
     trigger: "scheduled",
     sent,
     outcome: classify(sent, claimed.attempt, { mode: "due" }),
-    at: new Date(),
+    at: realNow(),
   };
 }
 
@@ -36,7 +37,7 @@ const CLAIM_GAP_MS = 10;
 
 async function claimBatch(room: number): Promise<ClaimResult> {
   const { db } = await deliveryPool();
-  const now = new Date();
+  const now = realNow();
   return claimDue(db, {
     now,
     leaseUntil: new Date(now.getTime() + leaseMs()),
@@ -105,7 +106,7 @@ export class DeliveryDriver {
 
   private async failUndeliverable(): Promise<void> {
     try {
-      await failUndeliverable((await deliveryPool()).db, new Date());
+      await failUndeliverable((await deliveryPool()).db, realNow());
     } catch (error) {
       log().error({ err: safeError(error) }, "webhook driver could not fail deliveries of disabled endpoints");
     }
@@ -115,20 +116,20 @@ export class DeliveryDriver {
     const room = config().webhooks.maxInFlight - this.inFlight;
     if (room <= 0) return;
     const nextClaimAt = this.lastClaimAt + CLAIM_GAP_MS;
-    if (Date.now() < nextClaimAt) {
+    if (realNow().getTime() < nextClaimAt) {
       this.wakeAt(new Date(nextClaimAt));
       return;
     }
-    this.lastClaimAt = Date.now();
+    this.lastClaimAt = realNow().getTime();
     const { claimed, wakeAt, skipped, full, raced } = await claimBatch(room);
     if (wakeAt) this.wakeAt(wakeAt);
     // Another instance claimed for an endpoint as this claim ran: the next claim counts afresh.
-    if (raced > 0) this.wakeAt(new Date(Date.now() + CLAIM_GAP_MS));
+    if (raced > 0) this.wakeAt(new Date(realNow().getTime() + CLAIM_GAP_MS));
     // Endpoints another instance held (locked, or all their slots taken) may have work for this
     // one soon. A process with attempts in flight looks again when they finish; an idle one
     // would not be woken by another instance's completions, so it looks again shortly.
     if ((skipped > 0 || full > 0) && this.inFlight === 0 && claimed.length === 0) {
-      this.wakeAt(new Date(Date.now() + SKIPPED_RETRY_MS));
+      this.wakeAt(new Date(realNow().getTime() + SKIPPED_RETRY_MS));
     }
     this.inFlight += claimed.length;
     for (const delivery of claimed) {
@@ -140,7 +141,7 @@ export class DeliveryDriver {
 
   /** Polls again when an endpoint's next rate slot opens (the poll timer is too coarse for rates). */
   private wakeAt(at: Date): void {
-    const delay = Math.max(0, at.getTime() - Date.now());
+    const delay = Math.max(0, at.getTime() - realNow().getTime());
     if (this.rateTimer && this.rateTimerAt <= at.getTime()) return;
     if (this.rateTimer) clearTimeout(this.rateTimer);
     this.rateTimerAt = at.getTime();
@@ -181,18 +182,18 @@ export class DeliveryDriver {
  * process keeps a driver running. Same claim, fairness and caps as the driver.
  */
 export async function deliverDueOnce(options: { deadlineMs: number; maxInFlight?: number }): Promise<DuePass> {
-  const stopAt = Date.now() + options.deadlineMs;
+  const stopAt = realNow().getTime() + options.deadlineMs;
   const room = options.maxInFlight ?? config().webhooks.maxInFlight;
   const pass = emptyPass();
-  await failUndeliverable((await deliveryPool()).db, new Date());
-  while (Date.now() < stopAt) {
+  await failUndeliverable((await deliveryPool()).db, realNow());
+  while (realNow().getTime() < stopAt) {
     const { claimed, wakeAt, skipped, raced } = await claimBatch(room);
     pass.skipped = Math.max(pass.skipped, skipped);
     if (claimed.length === 0) {
       if (raced > 0) continue;
       // Only endpoints held back by their rate: wait for the next slot if the deadline allows.
       if (!wakeAt || wakeAt.getTime() >= stopAt) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt.getTime() - Date.now())));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wakeAt.getTime() - realNow().getTime())));
       continue;
     }
     const records = await Promise.all(claimed.map(attempt));

@@ -13,6 +13,7 @@ import { assertPublicLiteral } from "./network";
 import type { WebhookEndpointCreateInput, WebhookEndpointUpdateInput } from "./schema";
 import { encryptSecret, generateSigningSecret } from "./secrets";
 import type { WebhookEndpointRow } from "./serialize";
+import { realNow } from "@/lib/clock/time";
 
 const live = (accountId: string) => and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt));
 
@@ -36,7 +37,7 @@ export async function createWebhookEndpoint({
 }: Verb<z.output<typeof WebhookEndpointCreateInput>>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   assertDeliverable(input.url);
   const secret = generateSigningSecret();
-  const now = new Date();
+  const now = realNow();
   const db = await getDb();
   const endpoint = one(await db
     .insert(webhookEndpoints)
@@ -88,7 +89,7 @@ export async function updateWebhookEndpoint({
       // Enabling (or disabling by hand) ends an automatic disablement and its failure streak.
       ...(changes.enabled !== undefined ? { disabledAt: null, disabledReason: null, failingSince: null } : {}),
       ...(changes.max_deliveries_per_second !== undefined ? { maxDeliveriesPerSecond: changes.max_deliveries_per_second } : {}),
-      updated: new Date(),
+      updated: realNow(),
     })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
     .returning();
@@ -101,7 +102,7 @@ export async function deleteWebhookEndpoint({ ctx, input }: Verb<{ id: string }>
   const db = await getDb();
   const [row] = await db
     .update(webhookEndpoints)
-    .set({ deletedAt: new Date(), enabled: false, updated: new Date() })
+    .set({ deletedAt: realNow(), enabled: false, updated: realNow() })
     .where(and(live(ctx.accountId), eq(webhookEndpoints.id, input.id)))
     .returning({ id: webhookEndpoints.id });
   if (!row) throw notFound("webhook endpoint", input.id);
@@ -119,7 +120,7 @@ export async function rotateWebhookSecret({
   input,
 }: Verb<{ id: string; overlapSeconds: number }>): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   const secret = generateSigningSecret();
-  const now = new Date();
+  const now = realNow();
   const db = await getDb();
   const endpoint = await db.transaction(async (tx) => {
     const [current] = await tx

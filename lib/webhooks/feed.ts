@@ -10,6 +10,7 @@ import { isEventType } from "@/lib/events/catalogue";
 import { WebhookEvent, type WebhookEventBody } from "@/lib/events/payloads";
 import { ID_PREFIXES, isId } from "@/lib/ids";
 import { webhookPayload } from "./payload";
+import { realNow } from "@/lib/clock/time";
 
 /**
  * The event feed behind `npm run listen`: a long poll over the account's events in id order (ids
@@ -90,7 +91,7 @@ function parseTypes(raw: string | undefined): string[] | null {
 }
 
 function parseCursor(raw: string | undefined): string {
-  if (raw === undefined) return idFloorAt(Date.now());
+  if (raw === undefined) return idFloorAt(realNow().getTime());
   if (!isId("event", raw)) throw validationFailed([{ field: "after", message: "Must be a cursor (an event id) from a previous answer." }]);
   return raw;
 }
@@ -127,12 +128,12 @@ export async function readEventFeed({
       .orderBy(asc(events.id))
       .limit(FEED_LIMIT);
   const seenAtStart = new Set((await lookback()).map((row) => row.id));
-  const deadline = Date.now() + input.wait * 1000;
+  const deadline = realNow().getTime() + input.wait * 1000;
   for (;;) {
     const [earlier, later] = await Promise.all([lookback(), after()]);
     // Something the client cannot have had: after the cursor, or a late commit in the lookback.
     const fresh = later.length > 0 || earlier.some((row) => !seenAtStart.has(row.id));
-    if (fresh || Date.now() >= deadline) {
+    if (fresh || realNow().getTime() >= deadline) {
       return {
         items: [...earlier, ...later].map((row) => webhookPayload(row, ctx.livemode)),
         nextCursor: later.at(-1)?.id ?? cursor,

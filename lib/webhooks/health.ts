@@ -5,7 +5,7 @@ import { eventDeliveries } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { getWebhookEndpoint } from "./endpoints";
 import { DeliveryLag, endpointLag } from "./lag";
-import { HOUR_MS } from "@/lib/clock/time";
+import { HOUR_MS, realNow } from "@/lib/clock/time";
 
 export const HEALTH_WINDOW_HOURS = 24;
 
@@ -74,7 +74,7 @@ export async function deliveryHealth({
   input,
 }: Verb<{ endpointId?: string }>): Promise<z.infer<typeof DeliveryHealth>> {
   if (input.endpointId) await getWebhookEndpoint({ ctx, input: { id: input.endpointId } });
-  const since = new Date(Date.now() - HEALTH_WINDOW_HOURS * HOUR_MS);
+  const since = new Date(realNow().getTime() - HEALTH_WINDOW_HOURS * HOUR_MS);
   const rows = await summarize(
     and(
       eq(eventDeliveries.accountId, ctx.accountId),

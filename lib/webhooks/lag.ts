@@ -3,6 +3,7 @@ import { z } from "zod";
 import { getDb } from "@/db/client";
 import { DateTime } from "@/lib/schemas";
 import { rowsOf } from "@/lib/rows";
+import { realNow } from "@/lib/clock/time";
 
 /** Minutes of recent throughput shown. */
 export const THROUGHPUT_MINUTES = 5;
@@ -39,7 +40,7 @@ type LagRow = { oldest: string | Date | null; due: number | string; in_flight: n
 type MinuteRow = { minute: string | Date; delivered: number | string; failed: number | string; average_ms: number | string | null };
 
 /** How far behind an endpoint's deliveries are, and how fast they go (the endpoint's health). */
-export async function endpointLag(endpointId: string, now = new Date()): Promise<DeliveryLagObject> {
+export async function endpointLag(endpointId: string, now = realNow()): Promise<DeliveryLagObject> {
   const db = await getDb();
   const at = sql`${now.toISOString()}::timestamptz`;
   const from = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - (THROUGHPUT_MINUTES - 1) * 60_000);

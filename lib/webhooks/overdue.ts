@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNotNull, lt, or } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { eventDeliveries, webhookEndpoints } from "@/db/schema";
 import type { DeliveryHandOff } from "@/inngest/client";
+import { realNow } from "@/lib/clock/time";
 
 /**
  * How far past `due_at` a delivery must be before its driver counts as lost. A live Inngest run
@@ -31,7 +32,7 @@ export async function findOverdueDeliveries(
 ): Promise<OverduePage> {
   const db = options.executor ?? (await getDb());
   const limit = Math.min(options.limit ?? OVERDUE_BATCH_SIZE, OVERDUE_BATCH_SIZE);
-  const cutoff = new Date((options.now ?? new Date()).getTime() - OVERDUE_AFTER_MS);
+  const cutoff = new Date((options.now ?? realNow()).getTime() - OVERDUE_AFTER_MS);
   const after = options.after ? { dueAt: new Date(options.after.dueAt), id: options.after.id } : null;
   const rows = await db
     .select({

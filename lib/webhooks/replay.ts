@@ -9,6 +9,7 @@ import { newId } from "@/lib/ids";
 import { DateTime } from "@/lib/schemas";
 import { getWebhookEndpoint } from "./endpoints";
 import { WILDCARD } from "./schema";
+import { realNow } from "@/lib/clock/time";
 
 /** Events replayed per call: one transaction of delivery rows, small enough to answer quickly. */
 export const REPLAY_LIMIT = 1000;
@@ -78,7 +79,7 @@ export async function replayWindow({
   const batch = window.slice(0, REPLAY_LIMIT);
   if (batch.length > 0) {
     await withChangeTransaction(async (tx) => {
-      const now = new Date();
+      const now = realNow();
       const rows = batch.map((event) => ({
         id: newId("eventDelivery"),
         accountId: ctx.accountId,

@@ -1,6 +1,7 @@
 import type { deliveryAttempts, webhookEndpoints } from "@/db/schema";
 import type { z } from "zod";
 import type { DeliveryAttempt, WebhookEndpoint } from "./schema";
+import { realNow } from "@/lib/clock/time";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;
@@ -21,7 +22,7 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, livemode: bool
     enabled: row.enabled,
     max_deliveries_per_second: row.maxDeliveriesPerSecond,
     livemode,
-    previous_secret_expires_at: previousSecretExpiry(row, new Date())?.toISOString() ?? null,
+    previous_secret_expires_at: previousSecretExpiry(row, realNow())?.toISOString() ?? null,
     failing_since: row.failingSince?.toISOString() ?? null,
     disabled_at: row.disabledAt?.toISOString() ?? null,
     disabled_reason: row.disabledReason,

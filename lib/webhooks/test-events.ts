@@ -10,6 +10,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getWebhookEndpoint } from "./endpoints";
 import { sampleEvent } from "./samples";
+import { realNow } from "@/lib/clock/time";
 
 export const TestEventInput = z
   .strictObject({
@@ -66,7 +67,7 @@ export async function sendSampleEvent({
     });
     await countEvent(tx, { accountId: ctx.accountId, type, created });
     if (!endpoint || !deliveryId) return;
-    const now = new Date();
+    const now = realNow();
     await tx.insert(eventDeliveries).values({
       id: deliveryId,
       accountId: ctx.accountId,

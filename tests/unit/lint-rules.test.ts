@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,19 @@ import { PROJECT_ROOT } from "../helpers/server";
  * eslint.config.mjs, and the plugins eslint-config-next brings (whose peer ranges lag ESLint's
  * majors, so a plugin that silently stopped loading would otherwise pass lint by reporting nothing).
  */
-const CASES: { rule: string; filePath: string; code: string }[] = [
+type Case = {
+  rule: string;
+  /** Where the probe is written: `{unique}` names a fresh folder (for rules on exact file names), else the file name gets a unique suffix. */
+  filePath: string;
+  code: string;
+  /** Part of the expected message, for rules (like boundaries/dependencies) that say several things. */
+  message?: string;
+};
+
+/** A layer rule of eslint.config.mjs ("Layer boundaries") fires: `from` may not import `to`. */
+const layer = (from: string, to: string) => `elements of type "${to}" are not allowed in elements of type "${from}"`;
+
+const CASES: Case[] = [
   { rule: "@typescript-eslint/no-explicit-any", filePath: "lib/lint-probe.ts", code: "export const a = 1 as any;\n" },
   {
     rule: "@typescript-eslint/no-floating-promises",
@@ -34,6 +46,52 @@ const CASES: { rule: string; filePath: string; code: string }[] = [
   { rule: "no-restricted-imports", filePath: "app/lint-probe.ts", code: 'import { sql } from "drizzle-orm";\nexport const q = sql`select 1`;\n' },
   { rule: "boundaries/dependencies", filePath: "lib/customers/lint-probe.ts", code: 'import { Pager } from "@/components/ui/pager";\nexport const c = Pager;\n' },
   { rule: "no-console", filePath: "lib/customers/lint-probe.ts", code: 'console.log("hello");\n' },
+  // The clock rule holds in webhook delivery and the Inngest functions too (realNow() names real time).
+  { rule: "no-restricted-syntax", filePath: "lib/webhooks/lint-probe.ts", code: "export const at = Date.now();\n" },
+  { rule: "no-restricted-syntax", filePath: "inngest/functions/lint-probe.ts", code: "export const at = (): Date => new Date();\n" },
+  // The layers (docs/ARCHITECTURE.md, "Layers in lint"), one probe per policy.
+  {
+    rule: "boundaries/dependencies",
+    message: layer("domain", "edge"),
+    filePath: "lib/customers/lint-probe.ts",
+    code: 'import { handle } from "@/lib/api/handler";\nexport const h = handle;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("events", "edge"),
+    filePath: "lib/events/lint-probe.ts",
+    code: 'import { problemBody } from "@/lib/api/problem";\nexport const p = problemBody;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("events", "domain"),
+    filePath: "lib/webhooks/lint-probe.ts",
+    code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("declarations", "domain"),
+    filePath: "lib/lint-probe-{unique}/schema.ts",
+    code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("shared", "domain"),
+    filePath: "lib/api/pagination.ts",
+    code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("db", "domain"),
+    filePath: "db/lint-probe.ts",
+    code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("db", "events"),
+    filePath: "db/lint-probe.ts",
+    code: 'import { emitEvent } from "@/lib/events/emit";\nexport const e = emitEvent;\n',
+  },
 ];
 
 // The first typed lint starts a TypeScript project service: seconds on a busy machine.
@@ -43,25 +101,54 @@ describe("lint rules fire", { timeout: 120_000 }, () => {
     eslint = new ESLint({ cwd: PROJECT_ROOT });
   });
 
-  /** The rules (or fatal messages) reported for `code` written at `filePath`, under a name of its own. */
-  async function lint(filePath: string, code: string): Promise<string[]> {
-    const file = path.join(PROJECT_ROOT, filePath.replace(/(\.tsx?)$/, `-${process.pid}-${Math.random().toString(36).slice(2)}$1`));
+  type Reported = { rule: string; message: string };
+
+  /**
+   * What is reported for `code` written at `filePath`, under a name of its own. A path of a file
+   * that exists (a layer known by its exact name) is linted as if `code` were its text, unwritten.
+   */
+  async function lint(filePath: string, code: string): Promise<Reported[]> {
+    const unique = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const report = (results: ESLint.LintResult[]) =>
+      (results[0]?.messages ?? []).map((message) => ({ rule: message.ruleId ?? message.message, message: message.message }));
+    if (existsSync(path.join(PROJECT_ROOT, filePath))) return report(await eslint.lintText(code, { filePath: path.join(PROJECT_ROOT, filePath) }));
+    const file = path.join(
+      PROJECT_ROOT,
+      filePath.includes("{unique}") ? filePath.replace("{unique}", unique) : filePath.replace(/(\.tsx?)$/, `-${unique}$1`),
+    );
+    const madeFolder = filePath.includes("{unique}") ? path.dirname(file) : undefined;
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, code);
     try {
-      const [result] = await eslint.lintFiles([file]);
-      return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+      return report(await eslint.lintFiles([file]));
     } finally {
-      rmSync(file, { force: true });
+      rmSync(madeFolder ?? file, { recursive: true, force: true });
     }
   }
 
-  it.each(CASES)("$rule in $filePath", async ({ rule, filePath, code }) => {
-    expect(await lint(filePath, code)).toContain(rule);
+  it.each(CASES.map((probe) => ({ message: "", ...probe })))("$rule in $filePath $message", async ({ rule, filePath, code, message }) => {
+    const reported = await lint(filePath, code);
+    expect(reported.map((entry) => entry.rule)).toContain(rule);
+    if (message) expect(reported.filter((entry) => entry.rule === rule).map((entry) => entry.message).join("\n")).toContain(message);
   });
 
   it("passes a clean file of the same shapes", async () => {
     const code = 'import { useState } from "react";\nexport function C() {\n  const [n] = useState(0);\n  return <span>{n}</span>;\n}\n';
     expect(await lint("components/lint-probe.tsx", code)).toEqual([]);
+  });
+
+  it("passes the layers' allowed imports", async () => {
+    // A domain service may use events, the database, declarations and the shared kernel.
+    const domain = [
+      'import { emitEvent } from "@/lib/events/emit";',
+      'import { getDb } from "@/db/client";',
+      'import { Customer } from "@/lib/customers/schema";',
+      'import { realNow } from "@/lib/clock/time";',
+      "export const uses = [emitEvent, getDb, Customer, realNow];",
+      "",
+    ].join("\n");
+    expect(await lint("lib/customers/lint-probe.ts", domain)).toEqual([]);
+    const db = 'import { EVENT_TYPES } from "@/lib/events/catalogue";\nimport { one } from "@/lib/rows";\nexport const uses = [EVENT_TYPES, one];\n';
+    expect(await lint("db/lint-probe.ts", db)).toEqual([]);
   });
 });
