@@ -127,6 +127,13 @@ export function openApiDocument(serverUrl = "/api") {
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "Secret (`st_…`) or publishable (`pt_…`) token." },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description:
+            "Webhook deliveries (the document's `webhooks`) are signed with the endpoint's secret: verify `webhook-signature` over `webhook-id`, `webhook-timestamp` and the raw body (Standard Webhooks), or `X-Webhook-Signature` (docs/webhooks.md).",
+        },
         dashboardSession: {
           type: "apiKey",
           in: "cookie",

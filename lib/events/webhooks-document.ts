@@ -53,6 +53,8 @@ export function eventWebhooks(): Record<string, ZodOpenApiPathItemObject> {
           summary: type,
           description: `${EVENT_DESCRIPTIONS[type]} \`data.object\` is the ${aggregateTypeOf(type)}. Signed with the endpoint's secret: \`X-Webhook-Signature\` and the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\` (docs/webhooks.md).`,
           tags: [`${eventGroupOf(type)} events`],
+          // The receiver authenticates the sender by the signature (components.securitySchemes).
+          security: [{ webhookSignature: [] }],
           requestBody: {
             required: true,
             // A reference, not the zod schema: request bodies render in zod's input mode, but this is
