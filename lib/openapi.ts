@@ -2,6 +2,7 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
 import { API_OPERATIONS } from "@/lib/api/operations-index";
+import { eventWebhooks, webhookEventComponents } from "@/lib/events/webhooks-document";
 
 export { API_OPERATIONS };
 
@@ -114,7 +115,7 @@ export function openApiDocument(serverUrl = "/api") {
       );
     }
   }
-  return createDocument({
+  const document = createDocument({
     openapi: "3.1.0",
     info: {
       title: "Billing Service API",
@@ -135,5 +136,22 @@ export function openApiDocument(serverUrl = "/api") {
       },
     },
     paths,
+    webhooks: eventWebhooks(),
   });
+  return withComponents(document, webhookEventComponents());
+}
+
+/**
+ * Adds the webhooks' bodies and their union `WebhookEvent` (lib/events/webhooks-document.ts). A
+ * component both define must be the same schema: anything else is a bug, not a merge.
+ */
+function withComponents<D extends ReturnType<typeof createDocument>>(document: D, extra: Record<string, unknown>): D {
+  const schemas = (document.components!.schemas ??= {}) as Record<string, unknown>;
+  for (const [name, schema] of Object.entries(extra)) {
+    if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(schema)) {
+      throw new Error(`The webhook events render the component ${name} differently from the API's operations.`);
+    }
+    schemas[name] = schema;
+  }
+  return document;
 }

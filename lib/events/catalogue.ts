@@ -74,6 +74,64 @@ type Catalogue = typeof EVENT_CATALOGUE;
 export type EventType = Catalogue[number]["types"][number];
 export type AggregateType = Catalogue[number]["aggregateType"];
 
+/**
+ * What each type means, for receivers (`GET /api/event-types`, the OpenAPI document's webhooks).
+ * A type added above fails the typecheck until it is described here.
+ */
+export const EVENT_DESCRIPTIONS = {
+  "payment.succeeded": "A payment succeeded: the payment intent's money was collected.",
+  "payment.failed": "A payment attempt failed; `failure_message` says why.",
+  "payment.refunded": "A payment was refunded in full or in part (`amount_refunded_atom` grew).",
+  "checkout.session.created": "A checkout session was created and is open.",
+  "checkout.session.updated": "An open checkout session was changed (for example its metadata).",
+  "checkout.session.deleted": "An open checkout session was deleted; the object is its last state, with `deleted: true`.",
+  "checkout.session.completed": "A customer completed a checkout session on the hosted page; its customer and payment are set.",
+  "checkout.session.expired": "An open checkout session passed `expires_at` without being completed.",
+  "payment_intent.created": "A payment intent was created.",
+  "payment_intent.processing": "A payment intent's payment is being processed.",
+  "payment_intent.requires_action": "A payment intent needs the customer to act (for example to authenticate) before it can succeed.",
+  "payment_intent.amount_capturable_updated": "A manually captured payment intent was authorized: `amount_capturable_atom` can now be captured.",
+  "payment_intent.succeeded": "A payment intent succeeded: the full amount was received.",
+  "payment_intent.canceled": "A payment intent was canceled.",
+  "payment_intent.payment_failed": "A payment attempt on a payment intent failed; `last_payment_error` says why and it needs a new payment method.",
+  "payment_intent.partially_funded": "A payment intent received part of its amount (`amount_received_atom` below `amount_atom`).",
+  "customer.subscription.created": "A subscription was created.",
+  "customer.subscription.updated": "A subscription was changed: its items, metadata, period (renewal) or status.",
+  "customer.subscription.paused": "A subscription was paused.",
+  "customer.subscription.resumed": "A paused subscription was resumed and is active again.",
+  "customer.subscription.cancelled": "A subscription was cancelled; `cancelled_at` says when.",
+  "customer.subscription.trial_will_end": "A subscription's trial ends within three days (`trial_end`).",
+  "invoice.created": "An invoice was created as a draft.",
+  "invoice.finalized": "A draft invoice was finalized: its amounts are fixed and it can be paid.",
+  "invoice.paid": "An invoice was paid in full (`due_amount_atom` is 0).",
+  "invoice.payment_succeeded": "A payment of an invoice succeeded (sent with `invoice.paid`).",
+  "invoice.payment_failed": "A payment attempt of an invoice failed; the invoice stays open.",
+  "invoice.payment_action_required": "A payment of an invoice needs the customer to act (for example to authenticate).",
+  "invoice.overdue": "An open invoice passed its `due_date` unpaid.",
+  "invoice.voided": "An invoice was voided; it is no longer owed.",
+  "invoice.marked_uncollectible": "An invoice was marked uncollectible.",
+  "invoice.refunded": "A payment of a paid invoice was refunded.",
+  "invoice.upcoming": "A subscription will renew soon: the object previews the renewal's invoice.",
+  "customer.created": "A customer was created.",
+  "customer.updated": "A customer's details were changed.",
+  "customer.deleted": "A customer was deleted; the object is its last state, with `deleted: true`.",
+  "customer.discount.created": "A coupon was applied to a customer (the customer's discount).",
+  "customer.discount.updated": "A customer's discount was replaced by another coupon.",
+  "customer.discount.deleted": "A customer's discount was removed; the object is its last state, with `deleted: true`.",
+  "coupon.created": "A coupon was created.",
+  "coupon.updated": "A coupon was changed (its name or metadata).",
+  "coupon.deleted": "A coupon was deleted; the object is its last state, with `deleted: true`.",
+  "price.created": "A price was created.",
+  "price.updated": "A price was changed (its nickname, metadata or active flag).",
+  "price.deleted": "A price was deleted; the object is its last state, with `deleted: true`.",
+  "product.created": "A product was created.",
+  "product.updated": "A product was changed.",
+  "product.deleted": "A product was deleted; the object is its last state, with `deleted: true`.",
+  "refund.created": "A refund was created and is pending.",
+  "refund.updated": "A refund's status changed (for example it succeeded).",
+  "refund.failed": "A refund failed; `failure_reason` says why.",
+} as const satisfies Record<EventType, string>;
+
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);
 export const AGGREGATE_TYPES: readonly AggregateType[] = EVENT_CATALOGUE.map((group) => group.aggregateType);
 

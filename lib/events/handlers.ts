@@ -1,9 +1,11 @@
 import { handle } from "@/lib/api/handler";
+import { eventTypeCatalogue } from "./event-types";
 import { eventListPage } from "./list-page";
 import {
   getEventFullOperation,
   getEventOperation,
   listEventDeliveriesOperation,
+  listEventTypesOperation,
   listEventsOperation,
 } from "./operations";
 import { serializeDelivery, serializeEvent } from "./serialize";
@@ -12,6 +14,7 @@ import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 
 /** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
 export const eventHandlers = [
+  handle(listEventTypesOperation, async () => eventTypeCatalogue()),
   handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),
   handle(getEventOperation, async ({ ctx, params }) =>
     serializeEvent(await getEvent({ ctx, input: { id: params.event_id } })),

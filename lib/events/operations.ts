@@ -1,4 +1,5 @@
 import { defineOperation } from "@/lib/api/operation";
+import { EventTypeList } from "./event-types";
 import { DeliveryArray, EventList, EventListQuery, Event, EventWithDeliveries } from "./schema";
 
 const tag = "Events";
@@ -52,7 +53,20 @@ export const getEventFullOperation = defineOperation({
   errors: [404],
 });
 
+export const listEventTypesOperation = defineOperation({
+  operationId: "listEventTypes",
+  method: "GET",
+  path: "/event-types",
+  summary: "List event types",
+  description:
+    "The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account; publishable tokens may read it.",
+  tag,
+  access: "publishable",
+  response: { status: 200, description: "Every event type.", schema: EventTypeList },
+});
+
 export const eventOperations = [
+  listEventTypesOperation,
   listEventsOperation,
   getEventOperation,
   listEventDeliveriesOperation,

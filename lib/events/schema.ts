@@ -1,21 +1,23 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, expandQuery } from "@/lib/schemas";
-import { AGGREGATE_TYPES, EVENT_TYPES } from "./catalogue";
+import { aggregateTypeOf, AGGREGATE_TYPES, EVENT_TYPES, type EventType as CatalogueType } from "./catalogue";
+import { AGGREGATE_SCHEMAS, entityStateSchema, EVENT_EXAMPLES, eventSchemaStem } from "./payloads";
 
 const EntityState = z.record(z.string(), z.unknown());
 
 export const EventType = z.enum(EVENT_TYPES as [string, ...string[]]).meta({ id: "EventType" });
 export const AggregateType = z.enum(AGGREGATE_TYPES as [string, ...string[]]).meta({ id: "AggregateType" });
 
-export const Event = z
-  .object({
+/** The Event object of one type: `data` and `previous_data` are its aggregate's schema (lib/events/payloads.ts). */
+function eventOfType<T extends CatalogueType>(type: T) {
+  return z.object({
     id: z.string().meta({ description: "Event identifier, prefix `evt_`." }),
-    type: EventType,
-    aggregate_type: AggregateType.meta({ description: "Entity type the event belongs to." }),
+    type: z.literal(type),
+    aggregate_type: z.literal(aggregateTypeOf(type)).meta({ description: "Entity type the event belongs to." }),
     aggregate_id: z.string().meta({ description: "External ID of that entity." }),
-    data: EntityState.meta({ description: "Full entity state after the change." }),
-    previous_data: EntityState.nullable().meta({
+    data: entityStateSchema(type).meta({ description: "Full entity state after the change." }),
+    previous_data: AGGREGATE_SCHEMAS[aggregateTypeOf(type)].nullable().meta({
       description: "Full entity state before the change. `null` for create events.",
     }),
     metadata: EntityState.meta({ description: "Event-specific metadata." }),
@@ -30,7 +32,19 @@ export const Event = z
     created: DateTime,
     actor_type: z.enum(["user", "api_key", "system", "customer"]).nullable(),
     actor_id: z.string().nullable().meta({ description: "API token id, user id, … of the actor." }),
-  })
+  });
+}
+
+type EventOfType = ReturnType<typeof eventOfType>;
+
+const EVENT_MEMBERS = EVENT_TYPES.map((type) => {
+  const example = EVENT_EXAMPLES[type]?.event;
+  return eventOfType(type).meta({ id: `${eventSchemaStem(type)}Event`, ...(example ? { example } : {}) });
+});
+
+/** Any event, discriminated by `type` (which narrows `data` and `previous_data` to the aggregate's schema). */
+export const Event = z
+  .discriminatedUnion("type", EVENT_MEMBERS as [EventOfType, ...EventOfType[]])
   .meta({ id: "Event" });
 
 export const Delivery = z
@@ -60,13 +74,20 @@ export const EventListQuery = PaginationQuery.extend({
   event_type: EventType.optional().meta({ description: "Events of one type." }),
 });
 
-/** The list item: an event, plus how its deliveries stand with `expand=delivery_summary`. */
-export const EventListItem = Event.extend({
+const DeliverySummaryField = {
   delivery_summary: z
     .object({ total: z.number().int(), delivered: z.number().int(), pending: z.number().int(), retrying: z.number().int(), failed: z.number().int() })
     .optional()
     .meta({ description: "With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently)." }),
-}).meta({ id: "EventListItem" });
+};
+
+/** The list item: an event, plus how its deliveries stand with `expand=delivery_summary`. */
+const listItemOfType = (type: CatalogueType) => eventOfType(type).extend(DeliverySummaryField);
+type ListItemOfType = ReturnType<typeof listItemOfType>;
+
+export const EventListItem = z
+  .discriminatedUnion("type", EVENT_TYPES.map(listItemOfType) as [ListItemOfType, ...ListItemOfType[]])
+  .meta({ id: "EventListItem" });
 
 export const EventList = listEnvelopeSchema(EventListItem, "EventList");
 export const DeliveryArray = z.array(Delivery).meta({ id: "DeliveryArray" });

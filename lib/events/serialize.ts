@@ -6,6 +6,12 @@ export type DeliveryRow = typeof eventDeliveries.$inferSelect & { webhookEndpoin
 
 const iso = (value: Date | null) => value?.toISOString() ?? null;
 
+/**
+ * The stored event as the API's Event. The row's JSON is what emitEvent wrote: the aggregate's
+ * serialized state, which the type's schema describes (lib/events/payloads.ts). The database
+ * cannot say so to the compiler, so the test suites check it instead: every event they emit is
+ * validated against the document (tests/helpers/event-check.ts).
+ */
 export function serializeEvent(row: EventRow): EventObject {
   return {
     id: row.id,
@@ -21,7 +27,7 @@ export function serializeEvent(row: EventRow): EventObject {
     created: row.created.toISOString(),
     actor_type: row.actorType,
     actor_id: row.actorId,
-  };
+  } as EventObject;
 }
 
 export function serializeDelivery(row: DeliveryRow): DeliveryObject {

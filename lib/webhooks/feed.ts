@@ -7,6 +7,7 @@ import { config } from "@/lib/config";
 import type { Verb } from "@/lib/context";
 import { validationFailed } from "@/lib/errors";
 import { isEventType } from "@/lib/events/catalogue";
+import { WebhookEvent, type WebhookEventBody } from "@/lib/events/payloads";
 import { ID_PREFIXES, isId } from "@/lib/ids";
 import { webhookPayload } from "./payload";
 
@@ -48,23 +49,10 @@ export const EventFeedQuery = z.strictObject({
   wait: seconds.meta({ description: `Seconds to wait for a new event before answering empty, 0 to ${MAX_WAIT_SECONDS} (default ${MAX_WAIT_SECONDS}).` }),
 });
 
-export const WebhookPayload = z
-  .object({
-    id: z.string(),
-    object: z.literal("event"),
-    type: z.string(),
-    sequence: z.number().int(),
-    created: z.number().int().meta({ description: "Unix seconds." }),
-    livemode: z.boolean(),
-    test: z.literal(true).optional().meta({ description: "Present on sample events sent with \"send test event\" by type." }),
-    data: z.object({ object: z.record(z.string(), z.unknown()), previous_attributes: z.record(z.string(), z.unknown()).optional() }),
-  })
-  .meta({ id: "WebhookPayload", description: "Exactly the JSON body a webhook delivery of the event carries." });
-
 export const EventFeed = z
   .object({
     object: z.literal("event_feed"),
-    items: z.array(WebhookPayload).meta({
+    items: z.array(WebhookEvent).meta({
       description: `Oldest first: new events, preceded by those of the ${LOOKBACK_MS / 1000} s before the cursor (skip ids you already have).`,
     }),
     next_cursor: z.string().meta({ description: "Pass as `after` on the next call (store it to resume later)." }),
@@ -116,7 +104,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function readEventFeed({
   ctx,
   input,
-}: Verb<FeedInput>): Promise<{ items: z.input<typeof WebhookPayload>[]; nextCursor: string }> {
+}: Verb<FeedInput>): Promise<{ items: WebhookEventBody[]; nextCursor: string }> {
   const cursor = parseCursor(input.after);
   const types = parseTypes(input.types);
   // A fresh start (no cursor) serves only what comes next, not the last seconds.

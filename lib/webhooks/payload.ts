@@ -1,3 +1,4 @@
+import type { WebhookEventBody } from "@/lib/events/payloads";
 import type { EventRow } from "@/lib/events/serialize";
 
 /** Top-level fields whose values differ, with their previous values (absent before → null). */
@@ -16,7 +17,8 @@ export function previousAttributes(
  * The webhook body of the spec. `previous_attributes` is present on every event that changes an
  * existing entity (it has previous_data), holding only the changed top-level fields.
  */
-export function webhookPayload(event: EventRow, livemode: boolean) {
+export function webhookPayload(event: EventRow, livemode: boolean): WebhookEventBody {
+  // Typed by the event's type: its stored state is the aggregate's, as lib/events/serialize.ts says.
   return {
     id: event.id,
     object: "event" as const,
@@ -30,7 +32,7 @@ export function webhookPayload(event: EventRow, livemode: boolean) {
       object: event.data,
       ...(event.previousData ? { previous_attributes: previousAttributes(event.previousData, event.data) } : {}),
     },
-  };
+  } as WebhookEventBody;
 }
 
 /**
