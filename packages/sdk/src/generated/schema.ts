@@ -25,6 +25,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account; publishable tokens may read it.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events": {
         parameters: {
             query?: never;
@@ -2383,7 +2403,1028 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.succeeded
+         * @description A payment succeeded: the payment intent's money was collected. `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description A payment attempt failed; `failure_message` says why. `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.refunded
+         * @description A payment was refunded in full or in part (`amount_refunded_atom` grew). `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.created
+         * @description A checkout session was created and is open. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.updated
+         * @description An open checkout session was changed (for example its metadata). `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.deleted
+         * @description An open checkout session was deleted; the object is its last state, with `deleted: true`. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.completed
+         * @description A customer completed a checkout session on the hosted page; its customer and payment are set. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.expired
+         * @description An open checkout session passed `expires_at` without being completed. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.created
+         * @description A payment intent was created. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.processing
+         * @description A payment intent's payment is being processed. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.requires_action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.requires_action
+         * @description A payment intent needs the customer to act (for example to authenticate) before it can succeed. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentRequiresActionWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.amount_capturable_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.amount_capturable_updated
+         * @description A manually captured payment intent was authorized: `amount_capturable_atom` can now be captured. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentAmountCapturableUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.succeeded
+         * @description A payment intent succeeded: the full amount was received. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.canceled
+         * @description A payment intent was canceled. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.payment_failed
+         * @description A payment attempt on a payment intent failed; `last_payment_error` says why and it needs a new payment method. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentPaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.partially_funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.partially_funded
+         * @description A payment intent received part of its amount (`amount_received_atom` below `amount_atom`). `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentPartiallyFundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.created
+         * @description A subscription was created. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.updated
+         * @description A subscription was changed: its items, metadata, period (renewal) or status. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.paused
+         * @description A subscription was paused. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionPausedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.resumed
+         * @description A paused subscription was resumed and is active again. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionResumedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.cancelled
+         * @description A subscription was cancelled; `cancelled_at` says when. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.trial_will_end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.trial_will_end
+         * @description A subscription's trial ends within three days (`trial_end`). `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionTrialWillEndWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created
+         * @description An invoice was created as a draft. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.finalized
+         * @description A draft invoice was finalized: its amounts are fixed and it can be paid. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceFinalizedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description An invoice was paid in full (`due_amount_atom` is 0). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_succeeded
+         * @description A payment of an invoice succeeded (sent with `invoice.paid`). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_failed
+         * @description A payment attempt of an invoice failed; the invoice stays open. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_action_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_action_required
+         * @description A payment of an invoice needs the customer to act (for example to authenticate). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentActionRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.overdue
+         * @description An open invoice passed its `due_date` unpaid. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceOverdueWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.voided
+         * @description An invoice was voided; it is no longer owed. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceVoidedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.marked_uncollectible": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.marked_uncollectible
+         * @description An invoice was marked uncollectible. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceMarkedUncollectibleWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.refunded
+         * @description A payment of a paid invoice was refunded. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.upcoming
+         * @description A subscription will renew soon: the object previews the renewal's invoice. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceUpcomingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description A customer was created. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description A customer's details were changed. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted
+         * @description A customer was deleted; the object is its last state, with `deleted: true`. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.created
+         * @description A coupon was applied to a customer (the customer's discount). `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.updated
+         * @description A customer's discount was replaced by another coupon. `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.deleted
+         * @description A customer's discount was removed; the object is its last state, with `deleted: true`. `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.created
+         * @description A coupon was created. `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.updated
+         * @description A coupon was changed (its name or metadata). `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.deleted
+         * @description A coupon was deleted; the object is its last state, with `deleted: true`. `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.created
+         * @description A price was created. `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.updated
+         * @description A price was changed (its nickname, metadata or active flag). `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.deleted
+         * @description A price was deleted; the object is its last state, with `deleted: true`. `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created
+         * @description A product was created. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated
+         * @description A product was changed. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted
+         * @description A product was deleted; the object is its last state, with `deleted: true`. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.created
+         * @description A refund was created and is pending. `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.updated
+         * @description A refund's status changed (for example it succeeded). `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed
+         * @description A refund failed; `failure_reason` says why. `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         BillingStatusUpdateInput: {
@@ -2982,6 +4023,29 @@ export type components = {
             /** @description Its newest platform subscription (`sub_…`). */
             platform_subscription: string | null;
         };
+        EventTypeList: {
+            /** @constant */
+            object: "list";
+            /** @description Every type of the catalogue, in its order. */
+            items: components["schemas"]["EventTypeInfo"][];
+        };
+        EventTypeInfo: {
+            /** @constant */
+            object: "event_type";
+            type: components["schemas"]["EventType"];
+            /**
+             * @description The catalogue group, e.g. `Invoice`.
+             * @example Invoice
+             */
+            group: string;
+            /** @description The entity type `data.object` is. */
+            aggregate_type: components["schemas"]["AggregateType"];
+            description: string;
+            /** @description JSON Schema (draft 2020-12, self-contained: what it refers to is in `$defs`) of the webhook body of this type, the same as the OpenAPI document's webhook of the type. */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
         EventList: {
             items: components["schemas"]["EventListItem"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -2992,19 +4056,2119 @@ export type components = {
         EventListItem: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
-            type: components["schemas"]["EventType"];
-            /** @description Entity type the event belongs to. */
-            aggregate_type: components["schemas"]["AggregateType"];
+            /** @constant */
+            type: "payment.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: {
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
             };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: {
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
-            } | null;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSessionDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.completed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.expired";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.processing";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.requires_action";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.amount_capturable_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.canceled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.partially_funded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.paused";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.resumed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.cancelled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.trial_will_end";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.finalized";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.paid";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_action_required";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.overdue";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.marked_uncollectible";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.upcoming";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDiscountDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CouponDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PriceDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ProductDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -3032,22 +6196,2520 @@ export type components = {
                 failed: number;
             };
         };
-        Event: {
+        Payment: {
+            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "payment";
+            payment_intent: string;
+            amount_atom: number;
+            amount_refunded_atom: number;
+            currency: string;
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "refunded" | "partially_refunded";
+            payment_method: string;
+            failure_message: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+        };
+        CheckoutLineItem: {
+            price: string;
+            quantity: number;
+            /** @description The product's name (and the price's nickname) at creation. */
+            description: string | null;
+            unit_amount_atom: number;
+            /** @description unit_amount_atom × quantity. */
+            amount_atom: number;
+        };
+        CheckoutSession: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "checkout_session";
+            /** @enum {string} */
+            mode: "payment" | "subscription";
+            /** @enum {string} */
+            status: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url: string;
+            success_url: string;
+            cancel_url: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer: string | null;
+            customer_email: string | null;
+            currency: string;
+            line_items: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom: number;
+            subscription_data: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at: string;
+            completed_at: string | null;
+            expired_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CheckoutSessionDeletedObject: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "checkout_session";
+            /** @enum {string} */
+            mode: "payment" | "subscription";
+            /** @enum {string} */
+            status: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url: string;
+            success_url: string;
+            cancel_url: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer: string | null;
+            customer_email: string | null;
+            currency: string;
+            line_items: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom: number;
+            subscription_data: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at: string;
+            completed_at: string | null;
+            expired_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        PaymentIntent: {
+            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "payment_intent";
+            amount_atom: number;
+            amount_capturable_atom: number;
+            amount_received_atom: number;
+            currency: string;
+            customer: string | null;
+            invoice: string | null;
+            /** @enum {string} */
+            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+            /** @enum {string} */
+            capture_method: "automatic" | "manual";
+            payment_method: string | null;
+            last_payment_error: string | null;
+            canceled_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Subscription: {
+            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "subscription";
+            customer: string;
+            /** @enum {string} */
+            status: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+            currency: string;
+            items: {
+                id: string;
+                price: string;
+                quantity: number;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_start: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_end: string;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            cancelled_at: string | null;
+            paused_at: string | null;
+            /** @description The newest invoice (`in_…`) it produced. */
+            latest_invoice: string | null;
+            default_payment_method: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        InvoiceLine: {
+            /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            price: string | null;
+            description: string | null;
+            quantity: number;
+            unit_amount_atom: number;
+            /** @description quantity × unit_amount_atom. */
+            amount_atom: number;
+        };
+        Invoice: {
+            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "invoice";
+            customer: string;
+            subscription: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            currency: string;
+            /** @description Σ line amounts. */
+            subtotal_atom: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom: number;
+            /** @description subtotal − discount, never negative. */
+            total_amount_atom: number;
+            /** @description total − paid. */
+            due_amount_atom: number;
+            paid_amount_atom: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent: string | null;
+            description: string | null;
+            due_date: string | null;
+            lines: components["schemas"]["InvoiceLine"][];
+            finalized_at: string | null;
+            paid_at: string | null;
+            voided_at: string | null;
+            marked_uncollectible_at: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count: number;
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            next_payment_attempt: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Customer: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDeletedObject: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Coupon: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "coupon";
+            name: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom: number | null;
+            currency: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            times_redeemed: number;
+            redeem_by: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Discount: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end: string | null;
+            livemode: boolean;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDiscountDeletedObject: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end: string | null;
+            livemode: boolean;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CouponDeletedObject: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "coupon";
+            name: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom: number | null;
+            currency: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            times_redeemed: number;
+            redeem_by: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Price: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "price";
+            product: string;
+            currency: string;
+            unit_amount_atom: number;
+            /** @enum {string} */
+            type: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        PriceDeletedObject: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "price";
+            product: string;
+            currency: string;
+            unit_amount_atom: number;
+            /** @enum {string} */
+            type: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Product: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "product";
+            name: string;
+            description: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        ProductDeletedObject: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "product";
+            name: string;
+            description: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Refund: {
+            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "refund";
+            payment: string;
+            amount_atom: number;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            reason: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
+            failure_reason: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"];
+        PaymentSucceededEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
-            type: components["schemas"]["EventType"];
-            /** @description Entity type the event belongs to. */
-            aggregate_type: components["schemas"]["AggregateType"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: {
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
             };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: {
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
-            } | null;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentRefundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CheckoutSessionCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CheckoutSessionUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CheckoutSessionDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSessionDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CheckoutSessionCompletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.completed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CheckoutSessionExpiredEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.expired";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentProcessingEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.processing";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentRequiresActionEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.requires_action";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentAmountCapturableUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.amount_capturable_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentSucceededEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentCanceledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.canceled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentPaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PaymentIntentPartiallyFundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.partially_funded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionPausedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.paused";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionResumedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.resumed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionCancelledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.cancelled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerSubscriptionTrialWillEndEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.trial_will_end";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceFinalizedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.finalized";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoicePaidEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoicePaymentSucceededEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoicePaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoicePaymentActionRequiredEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_action_required";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceOverdueEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.overdue";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceVoidedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceMarkedUncollectibleEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.marked_uncollectible";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceRefundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        InvoiceUpcomingEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.upcoming";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerDiscountCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerDiscountUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CustomerDiscountDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDiscountDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CouponCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CouponUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        CouponDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CouponDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PriceCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PriceUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        PriceDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PriceDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        ProductCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        ProductUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        ProductDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ProductDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        RefundCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        RefundUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        RefundFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -3115,30 +8777,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Customer: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedCustomer: {
             id: string;
             /** @constant */
@@ -3153,66 +8791,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Coupon: {
-            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "coupon";
-            name: string | null;
-            /** @description Set for percentage coupons, else null. */
-            percent_off: number | null;
-            /** @description Set for fixed-amount coupons, else null. */
-            amount_off_atom: number | null;
-            currency: string | null;
-            /**
-             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
-             * @enum {string}
-             */
-            duration: "once" | "repeating" | "forever";
-            duration_in_months: number | null;
-            max_redemptions: number | null;
-            times_redeemed: number;
-            redeem_by: string | null;
-            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
-            valid: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedCoupon: {
             id: string;
             /** @constant */
             object: "coupon";
             /** @constant */
             deleted: true;
-        };
-        Discount: {
-            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "discount";
-            /** @description The customer's id. */
-            customer: string;
-            coupon: components["schemas"]["Coupon"];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
-            end: string | null;
-            livemode: boolean;
         };
         DeletedDiscount: {
             id: string;
@@ -3228,29 +8812,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Product: {
-            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "product";
-            name: string;
-            description: string | null;
-            active: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedProduct: {
             id: string;
             /** @constant */
@@ -3264,39 +8825,6 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Price: {
-            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "price";
-            product: string;
-            currency: string;
-            unit_amount_atom: number;
-            /** @enum {string} */
-            type: "one_time" | "recurring";
-            /** @description Null for one-time prices. */
-            recurring: {
-                /** @enum {string} */
-                interval: "day" | "week" | "month" | "year";
-                interval_count: number;
-            } | null;
-            nickname: string | null;
-            active: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
         };
         DeletedPrice: {
             id: string;
@@ -3312,65 +8840,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        PaymentIntent: {
-            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "payment_intent";
-            amount_atom: number;
-            amount_capturable_atom: number;
-            amount_received_atom: number;
-            currency: string;
-            customer: string | null;
-            invoice: string | null;
-            /** @enum {string} */
-            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
-            /** @enum {string} */
-            capture_method: "automatic" | "manual";
-            payment_method: string | null;
-            last_payment_error: string | null;
-            canceled_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         PaymentList: {
             items: components["schemas"]["Payment"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Payment: {
-            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "payment";
-            payment_intent: string;
-            amount_atom: number;
-            amount_refunded_atom: number;
-            currency: string;
-            /** @enum {string} */
-            status: "succeeded" | "failed" | "refunded" | "partially_refunded";
-            payment_method: string;
-            failure_message: string | null;
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
         };
         RefundList: {
             items: components["schemas"]["Refund"][];
@@ -3379,33 +8854,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Refund: {
-            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "refund";
-            payment: string;
-            amount_atom: number;
-            currency: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            reason: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
-            failure_reason: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         InvoiceList: {
             items: components["schemas"]["Invoice"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -3413,119 +8861,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Invoice: {
-            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "invoice";
-            customer: string;
-            subscription: string | null;
-            /** @enum {string} */
-            status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            currency: string;
-            /** @description Σ line amounts. */
-            subtotal_atom: number;
-            /** @description Set at finalization from the customer's discount. */
-            discount_atom: number;
-            /** @description subtotal − discount, never negative. */
-            total_amount_atom: number;
-            /** @description total − paid. */
-            due_amount_atom: number;
-            paid_amount_atom: number;
-            /** @description The customer discount (`di_…`) applied at finalization. */
-            discount: string | null;
-            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
-            payment_intent: string | null;
-            description: string | null;
-            due_date: string | null;
-            lines: components["schemas"]["InvoiceLine"][];
-            finalized_at: string | null;
-            paid_at: string | null;
-            voided_at: string | null;
-            marked_uncollectible_at: string | null;
-            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
-            overdue_at: string | null;
-            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
-            attempt_count: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
-            next_payment_attempt: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        InvoiceLine: {
-            /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            price: string | null;
-            description: string | null;
-            quantity: number;
-            unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom. */
-            amount_atom: number;
-        };
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Subscription: {
-            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "subscription";
-            customer: string;
-            /** @enum {string} */
-            status: "trialing" | "active" | "past_due" | "paused" | "cancelled";
-            currency: string;
-            items: {
-                id: string;
-                price: string;
-                quantity: number;
-            }[];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            current_period_start: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            current_period_end: string;
-            trial_end: string | null;
-            cancel_at_period_end: boolean;
-            cancelled_at: string | null;
-            paused_at: string | null;
-            /** @description The newest invoice (`in_…`) it produced. */
-            latest_invoice: string | null;
-            default_payment_method: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
         };
         SubscriptionItemList: {
             items: components["schemas"]["SubscriptionItem"][];
@@ -3608,71 +8949,6 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        CheckoutSession: {
-            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "checkout_session";
-            /** @enum {string} */
-            mode: "payment" | "subscription";
-            /** @enum {string} */
-            status: "open" | "complete" | "expired";
-            /**
-             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
-             * @enum {string}
-             */
-            payment_status: "unpaid" | "paid" | "no_payment_required";
-            /** @description The hosted checkout page: send the customer's browser there. */
-            url: string;
-            success_url: string;
-            cancel_url: string | null;
-            /** @description Named at creation, else the customer found or created at completion. */
-            customer: string | null;
-            customer_email: string | null;
-            currency: string;
-            line_items: components["schemas"]["CheckoutLineItem"][];
-            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
-            amount_total_atom: number;
-            subscription_data: {
-                trial_period_days: number | null;
-            } | null;
-            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
-            payment_intent: string | null;
-            /** @description The subscription it started (subscription mode). */
-            subscription: string | null;
-            /** @description The subscription's first invoice (none with a trial). */
-            invoice: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            expires_at: string;
-            completed_at: string | null;
-            expired_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        CheckoutLineItem: {
-            price: string;
-            quantity: number;
-            /** @description The product's name (and the price's nickname) at creation. */
-            description: string | null;
-            unit_amount_atom: number;
-            /** @description unit_amount_atom × quantity. */
-            amount_atom: number;
         };
         DeletedCheckoutSession: {
             id: string;
@@ -3896,16 +9172,24 @@ export type components = {
             /** @constant */
             object: "event_feed";
             /** @description Oldest first: new events, preceded by those of the 5 s before the cursor (skip ids you already have). */
-            items: components["schemas"]["WebhookPayload"][];
+            items: components["schemas"]["WebhookEvent"][];
             /** @description Pass as `after` on the next call (store it to resume later). */
             next_cursor: string;
         };
-        /** @description Exactly the JSON body a webhook delivery of the event carries. */
-        WebhookPayload: {
+        /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"];
+        /** @description The webhook body of `payment.succeeded`. */
+        PaymentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
             object: "event";
-            type: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
             created: number;
@@ -3916,12 +9200,1939 @@ export type components = {
              */
             test?: true;
             data: {
-                object: {
-                    [key: string]: unknown;
-                };
-                previous_attributes?: {
-                    [key: string]: unknown;
-                };
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PaymentPreviousAttributes: {
+            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "payment";
+            payment_intent?: string;
+            amount_atom?: number;
+            amount_refunded_atom?: number;
+            currency?: string;
+            /** @enum {string} */
+            status?: "succeeded" | "failed" | "refunded" | "partially_refunded";
+            payment_method?: string;
+            failure_message?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+        };
+        /** @description The webhook body of `payment.failed`. */
+        PaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment.refunded`. */
+        PaymentRefundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.refunded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `checkout.session.created`. */
+        CheckoutSessionCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CheckoutSessionPreviousAttributes: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "checkout_session";
+            /** @enum {string} */
+            mode?: "payment" | "subscription";
+            /** @enum {string} */
+            status?: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status?: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url?: string;
+            success_url?: string;
+            cancel_url?: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer?: string | null;
+            customer_email?: string | null;
+            currency?: string;
+            line_items?: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom?: number;
+            subscription_data?: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent?: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription?: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at?: string;
+            completed_at?: string | null;
+            expired_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `checkout.session.updated`. */
+        CheckoutSessionUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `checkout.session.deleted`. */
+        CheckoutSessionDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSessionDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CheckoutSessionDeletedPreviousAttributes: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "checkout_session";
+            /** @enum {string} */
+            mode?: "payment" | "subscription";
+            /** @enum {string} */
+            status?: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status?: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url?: string;
+            success_url?: string;
+            cancel_url?: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer?: string | null;
+            customer_email?: string | null;
+            currency?: string;
+            line_items?: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom?: number;
+            subscription_data?: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent?: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription?: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at?: string;
+            completed_at?: string | null;
+            expired_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /** @description The webhook body of `checkout.session.completed`. */
+        CheckoutSessionCompletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.completed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `checkout.session.expired`. */
+        CheckoutSessionExpiredWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.expired";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.created`. */
+        PaymentIntentCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PaymentIntentPreviousAttributes: {
+            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "payment_intent";
+            amount_atom?: number;
+            amount_capturable_atom?: number;
+            amount_received_atom?: number;
+            currency?: string;
+            customer?: string | null;
+            invoice?: string | null;
+            /** @enum {string} */
+            status?: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+            /** @enum {string} */
+            capture_method?: "automatic" | "manual";
+            payment_method?: string | null;
+            last_payment_error?: string | null;
+            canceled_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `payment_intent.processing`. */
+        PaymentIntentProcessingWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.processing";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.requires_action`. */
+        PaymentIntentRequiresActionWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.requires_action";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.amount_capturable_updated`. */
+        PaymentIntentAmountCapturableUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.amount_capturable_updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.succeeded`. */
+        PaymentIntentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.canceled`. */
+        PaymentIntentCanceledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.canceled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.payment_failed`. */
+        PaymentIntentPaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.payment_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_intent.partially_funded`. */
+        PaymentIntentPartiallyFundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.partially_funded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.subscription.created`. */
+        CustomerSubscriptionCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        SubscriptionPreviousAttributes: {
+            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "subscription";
+            customer?: string;
+            /** @enum {string} */
+            status?: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+            currency?: string;
+            items?: {
+                id: string;
+                price: string;
+                quantity: number;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_start?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_end?: string;
+            trial_end?: string | null;
+            cancel_at_period_end?: boolean;
+            cancelled_at?: string | null;
+            paused_at?: string | null;
+            /** @description The newest invoice (`in_…`) it produced. */
+            latest_invoice?: string | null;
+            default_payment_method?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `customer.subscription.updated`. */
+        CustomerSubscriptionUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.subscription.paused`. */
+        CustomerSubscriptionPausedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.paused";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.subscription.resumed`. */
+        CustomerSubscriptionResumedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.resumed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.subscription.cancelled`. */
+        CustomerSubscriptionCancelledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.cancelled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.subscription.trial_will_end`. */
+        CustomerSubscriptionTrialWillEndWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.trial_will_end";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.created`. */
+        InvoiceCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        InvoicePreviousAttributes: {
+            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "invoice";
+            customer?: string;
+            subscription?: string | null;
+            /** @enum {string} */
+            status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+            currency?: string;
+            /** @description Σ line amounts. */
+            subtotal_atom?: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom?: number;
+            /** @description subtotal − discount, never negative. */
+            total_amount_atom?: number;
+            /** @description total − paid. */
+            due_amount_atom?: number;
+            paid_amount_atom?: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount?: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent?: string | null;
+            description?: string | null;
+            due_date?: string | null;
+            lines?: components["schemas"]["InvoiceLine"][];
+            finalized_at?: string | null;
+            paid_at?: string | null;
+            voided_at?: string | null;
+            marked_uncollectible_at?: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at?: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count?: number;
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            next_payment_attempt?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `invoice.finalized`. */
+        InvoiceFinalizedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.finalized";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.paid`. */
+        InvoicePaidWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.payment_succeeded`. */
+        InvoicePaymentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.payment_failed`. */
+        InvoicePaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.payment_action_required`. */
+        InvoicePaymentActionRequiredWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_action_required";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.overdue`. */
+        InvoiceOverdueWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.overdue";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.voided`. */
+        InvoiceVoidedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.marked_uncollectible`. */
+        InvoiceMarkedUncollectibleWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.marked_uncollectible";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.refunded`. */
+        InvoiceRefundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.refunded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `invoice.upcoming`. */
+        InvoiceUpcomingWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.upcoming";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.created`. */
+        CustomerCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Customer"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerPreviousAttributes: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "customer";
+            email?: string;
+            name?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `customer.updated`. */
+        CustomerUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Customer"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.deleted`. */
+        CustomerDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CustomerDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerDeletedPreviousAttributes: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "customer";
+            email?: string;
+            name?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /** @description The webhook body of `customer.discount.created`. */
+        CustomerDiscountCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Discount"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DiscountPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        DiscountPreviousAttributes: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "discount";
+            /** @description The customer's id. */
+            customer?: string;
+            coupon?: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start?: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end?: string | null;
+            livemode?: boolean;
+        };
+        /** @description The webhook body of `customer.discount.updated`. */
+        CustomerDiscountUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Discount"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DiscountPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `customer.discount.deleted`. */
+        CustomerDiscountDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CustomerDiscountDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerDiscountDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerDiscountDeletedPreviousAttributes: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "discount";
+            /** @description The customer's id. */
+            customer?: string;
+            coupon?: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start?: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end?: string | null;
+            livemode?: boolean;
+            deleted?: null;
+        };
+        /** @description The webhook body of `coupon.created`. */
+        CouponCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Coupon"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CouponPreviousAttributes: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "coupon";
+            name?: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off?: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom?: number | null;
+            currency?: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration?: "once" | "repeating" | "forever";
+            duration_in_months?: number | null;
+            max_redemptions?: number | null;
+            times_redeemed?: number;
+            redeem_by?: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `coupon.updated`. */
+        CouponUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Coupon"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `coupon.deleted`. */
+        CouponDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CouponDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CouponDeletedPreviousAttributes: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "coupon";
+            name?: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off?: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom?: number | null;
+            currency?: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration?: "once" | "repeating" | "forever";
+            duration_in_months?: number | null;
+            max_redemptions?: number | null;
+            times_redeemed?: number;
+            redeem_by?: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /** @description The webhook body of `price.created`. */
+        PriceCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Price"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PricePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PricePreviousAttributes: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "price";
+            product?: string;
+            currency?: string;
+            unit_amount_atom?: number;
+            /** @enum {string} */
+            type?: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `price.updated`. */
+        PriceUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Price"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PricePreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `price.deleted`. */
+        PriceDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PriceDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PriceDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PriceDeletedPreviousAttributes: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "price";
+            product?: string;
+            currency?: string;
+            unit_amount_atom?: number;
+            /** @enum {string} */
+            type?: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /** @description The webhook body of `product.created`. */
+        ProductCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Product"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ProductPreviousAttributes: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "product";
+            name?: string;
+            description?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `product.updated`. */
+        ProductUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Product"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `product.deleted`. */
+        ProductDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ProductDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ProductDeletedPreviousAttributes: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "product";
+            name?: string;
+            description?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /** @description The webhook body of `refund.created`. */
+        RefundCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        RefundPreviousAttributes: {
+            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "refund";
+            payment?: string;
+            amount_atom?: number;
+            currency?: string;
+            /** @enum {string} */
+            status?: "pending" | "succeeded" | "failed";
+            reason?: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
+            failure_reason?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `refund.updated`. */
+        RefundUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `refund.failed`. */
+        RefundFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -4110,6 +11321,53 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16095,6 +23353,2199 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    paymentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionCompletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionExpiredWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentProcessingWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentRequiresActionWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentRequiresActionWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentAmountCapturableUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentCanceledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentPaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentPartiallyFundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionPausedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionPausedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionResumedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionResumedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionTrialWillEndWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceFinalizedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceFinalizedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaidWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaidWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentActionRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceOverdueWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceOverdueWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceVoidedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceVoidedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceMarkedUncollectibleWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceRefundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceUpcomingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpcomingWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
