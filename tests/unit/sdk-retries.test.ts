@@ -98,8 +98,10 @@ describe("Billing retries", () => {
       expect(error).toMatchObject({ status: answer.status, title: answer.body.title, detail: answer.body.detail });
     }
     const { billing } = await scriptedServer([{ status: 422, body: invalid }]);
-    const error = await billing().call("createCustomerForTokenAccount", { body: { email: "x" } }).catch((caught: BillingError) => caught);
-    expect(error.errors).toEqual([{ field: "email", message: "Invalid email." }]);
+    const error = await billing()
+      .call("createCustomerForTokenAccount", { body: { email: "x" } })
+      .catch((caught: unknown) => caught);
+    expect((error as BillingError).errors).toEqual([{ field: "email", message: "Invalid email." }]);
   });
 
   it("with maxRetries 0 sends once and adds no Idempotency-Key of its own; GETs never get one", async () => {
