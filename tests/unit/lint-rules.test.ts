@@ -34,6 +34,8 @@ const CASES: { rule: string; filePath: string; code: string }[] = [
   { rule: "no-restricted-imports", filePath: "app/lint-probe.ts", code: 'import { sql } from "drizzle-orm";\nexport const q = sql`select 1`;\n' },
   { rule: "boundaries/dependencies", filePath: "lib/customers/lint-probe.ts", code: 'import { Pager } from "@/components/ui/pager";\nexport const c = Pager;\n' },
   { rule: "no-console", filePath: "lib/customers/lint-probe.ts", code: 'console.log("hello");\n' },
+  // The SDK ships without the app (packages/sdk is a package of its own).
+  { rule: "no-restricted-imports", filePath: "packages/sdk/src/lint-probe.ts", code: 'import { config } from "@/lib/config";\nexport const c = config;\n' },
 ];
 
 // The first typed lint starts a TypeScript project service: seconds on a busy machine.
