@@ -215,6 +215,18 @@ export default defineConfig([
     ignores: ["lib/embedded.ts"],
     rules: { "no-console": "error" },
   },
+  // The SDK's build output (a local `npm pack` in packages/sdk) is not source.
+  globalIgnores(["packages/sdk/dist/**"]),
+  {
+    // The SDK is a package of its own (packages/sdk): it ships without the app, so it never imports it.
+    files: ["packages/sdk/src/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@/*", "../../*"], message: "packages/sdk is standalone: import only its own modules and its dependencies." }] },
+      ],
+    },
+  },
   {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

@@ -2,13 +2,15 @@
  * Writes the SDK's generated files from the OpenAPI document: packages/sdk/openapi.json (the
  * document as served) and packages/sdk/src/generated/schema.ts (its types, by openapi-typescript).
  * `--check` writes nothing and exits 1 when a committed file differs from what the document
- * generates now (the stale check of `npm test`).
+ * generates now (the stale check of `npm test`). `--root <dir>` compares (or writes) the files
+ * under another directory laid out like the repository (the stale check's own test).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { sdkFiles } from "@/packages/sdk/generate";
 
-const root = path.resolve(import.meta.dirname, "..");
+const rootFlag = process.argv.indexOf("--root");
+const root = rootFlag >= 0 ? path.resolve(process.argv[rootFlag + 1] ?? ".") : path.resolve(import.meta.dirname, "..");
 const check = process.argv.includes("--check");
 
 const stale: string[] = [];

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import { getDb, type Executor } from "@/db/client";
+import type { Executor } from "@/db/client";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { isLockNotAvailable } from "@/db/errors";
 import { invoiceLines, invoices, paymentIntents } from "@/db/schema";
@@ -26,12 +26,15 @@ export const ofAccount = (accountId: string, id: string) => and(eq(invoices.acco
 export async function lockInvoice(tx: ChangeTransaction, accountId: string, id: string): Promise<InvoiceRow> {
   let row: InvoiceRow | undefined;
   try {
-    [row] = await tx.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true });
+    // In a savepoint: a refused lock rolls back only the savepoint, so the transaction stays usable
+    // (also when it is an idempotent request's ambient transaction, which getDb() would return).
+    [row] = await tx.transaction((savepoint) =>
+      savepoint.select().from(invoices).where(ofAccount(accountId, id)).for("update", { noWait: true }),
+    );
   } catch (error) {
     if (!isLockNotAvailable(error)) throw error;
-    // The transaction is aborted; a plain read on another connection does not wait for the lock.
-    const db = await getDb();
-    const [locked] = await db.select({ subscriptionId: invoices.subscriptionId }).from(invoices).where(ofAccount(accountId, id));
+    // A plain read does not wait for the row lock.
+    const [locked] = await tx.select({ subscriptionId: invoices.subscriptionId }).from(invoices).where(ofAccount(accountId, id));
     throw retryableConflict({
       errorCode: "invoice_locked",
       title: "Invoice Locked",

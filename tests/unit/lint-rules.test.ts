@@ -92,6 +92,9 @@ const CASES: Case[] = [
     filePath: "db/lint-probe.ts",
     code: 'import { emitEvent } from "@/lib/events/emit";\nexport const e = emitEvent;\n',
   },
+
+  // The SDK ships without the app (packages/sdk is a package of its own).
+  { rule: "no-restricted-imports", filePath: "packages/sdk/src/lint-probe.ts", code: 'import { config } from "@/lib/config";\nexport const c = config;\n' },
 ];
 
 // The first typed lint starts a TypeScript project service: seconds on a busy machine.

@@ -1,6 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
-import type { components, operations, paths } from "./generated/schema";
-import { OPERATIONS } from "./generated/operations";
+import type { components, operations, paths } from "./generated/schema.js";
+import { OPERATIONS } from "./generated/operations.js";
 
 /** Every operation of the API by its OpenAPI `operationId`. */
 export type OperationId = keyof typeof OPERATIONS & keyof operations;
