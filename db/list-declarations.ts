@@ -52,6 +52,11 @@ function declareList<T extends ListedTable, K extends Record<string, PgColumn>, 
   return declaration;
 }
 
+/** An account's objects of a customer with a status (all of them listed): totals per status. */
+function statusesByCustomer<T extends ListedTable & { accountId: PgColumn; status: PgColumn; customerId: PgColumn }>(table: T) {
+  return declareList({ table, scope: table.accountId, keys: { status: table.status }, parents: { customer: table.customerId } });
+}
+
 /** Every list whose totals the triggers keep (the events' are lib/events/counts.ts's), by name. */
 export const LIST_DECLARATIONS = {
   // Revoked tokens stay listed (with their status).
@@ -79,24 +84,9 @@ export const LIST_DECLARATIONS = {
     keys: { active: prices.active, type: prices.type },
     parents: { product: prices.productId },
   }),
-  invoices: declareList({
-    table: invoices,
-    scope: invoices.accountId,
-    keys: { status: invoices.status },
-    parents: { customer: invoices.customerId },
-  }),
-  subscriptions: declareList({
-    table: subscriptions,
-    scope: subscriptions.accountId,
-    keys: { status: subscriptions.status },
-    parents: { customer: subscriptions.customerId },
-  }),
-  payment_intents: declareList({
-    table: paymentIntents,
-    scope: paymentIntents.accountId,
-    keys: { status: paymentIntents.status },
-    parents: { customer: paymentIntents.customerId },
-  }),
+  invoices: statusesByCustomer(invoices),
+  subscriptions: statusesByCustomer(subscriptions),
+  payment_intents: statusesByCustomer(paymentIntents),
   payments: declareList({ table: payments, scope: payments.accountId, keys: {}, parents: { payment_intent: payments.paymentIntentId } }),
   refunds: declareList({ table: refunds, scope: refunds.accountId, keys: {}, parents: { payment: refunds.paymentId } }),
   checkout_sessions: declareList({

@@ -2,7 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { and, count, gte, lt } from "drizzle-orm";
 import { LIST_DECLARATIONS, shownRows, type ListDeclaration, type ListName } from "@/db/list-declarations";
-import { triggerFunctionBody } from "@/db/list-triggers";
+import { triggerParts, type TriggerParts } from "@/db/list-triggers";
 import { compactListCounts } from "@/db/list-totals";
 import { loadSyntheticObjects, type SyntheticKind } from "@/db/synthetic-objects";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -215,15 +215,35 @@ afterAll(async () => {
 });
 
 describe("list totals", () => {
-  it("are kept by trigger functions that are the declarations' (pg_proc), so the services and the triggers count the same rows", async () => {
-    const functionOf = async (list: string) =>
-      (await sql<{ body: string }[]>`select prosrc as body from pg_proc where proname = ${`count_${list}`}`).map((row) => row.body);
+  it("are kept by trigger functions and triggers made of the declarations the services filter with (pg_proc, pg_trigger)", async () => {
+    const inDatabase = async (list: string) => {
+      const functions = await sql<{ body: string }[]>`select prosrc as body from pg_proc where proname = ${`count_${list}`}`;
+      const triggers = await sql<{ name: string }[]>`
+        select tgname as name from pg_trigger where tgfoid in (select oid from pg_proc where proname = ${`count_${list}`}) order by 1`;
+      return { bodies: functions.map((row) => row.body), triggers: triggers.map((row) => row.name) };
+    };
+    /** Whether the database's function counts the declared rows under the declared keys in each of its four selects. */
+    const madeOf = (parts: TriggerParts, found: Awaited<ReturnType<typeof inDatabase>>) => {
+      const [body = ""] = found.bodies;
+      const selects = body.split(`unnest(${parts.keys}) as key where ${parts.shown}`).length - 1;
+      const triggers = ["delete", "insert", ...(parts.moves ? ["update"] : [])].map((op) => `count_${parts.list}_${op}`);
+      return (
+        found.bodies.length === 1 &&
+        selects === 4 &&
+        body.includes(`select ${parts.scope}, '${parts.list}', key, ${parts.day}, count(*)::int`) &&
+        JSON.stringify(found.triggers) === JSON.stringify(triggers)
+      );
+    };
     for (const [list, declaration] of Object.entries(LIST_DECLARATIONS)) {
-      expect({ list, bodies: await functionOf(list) }).toEqual({ list, bodies: [triggerFunctionBody(list, declaration)] });
+      const found = await inDatabase(list);
+      expect({ list, made: madeOf(triggerParts(list, declaration), found), found }).toMatchObject({ list, made: true });
     }
-    // A service's filter changed alone (customers counting the deleted too) no longer matches.
+    // A service's filter changed alone (customers counting the deleted too, prices without type
+    // totals) would not match the database's triggers.
     const countingDeleted: ListDeclaration = { ...LIST_DECLARATIONS.customers, shown: undefined };
-    expect(await functionOf("customers")).not.toEqual([triggerFunctionBody("customers", countingDeleted)]);
+    expect(madeOf(triggerParts("customers", countingDeleted), await inDatabase("customers"))).toBe(false);
+    const withoutType: ListDeclaration = { ...LIST_DECLARATIONS.prices, keys: { active: LIST_DECLARATIONS.prices.keys.active } };
+    expect(madeOf(triggerParts("prices", withoutType), await inDatabase("prices"))).toBe(false);
   });
 
   it("equal count(*) for every list, filter and created range, with deltas pending and after they are folded in", async () => {
