@@ -1,4 +1,4 @@
-import type { InvoiceStatus } from "./types";
+import type { InvoiceStatus } from "@/components/api-types";
 
 /** The statuses the list can filter by (mirrors INVOICE_STATUSES, which is a runtime value of a server module). */
 export const INVOICE_STATUS_OPTIONS: readonly InvoiceStatus[] = ["draft", "open", "paid", "void", "uncollectible"];

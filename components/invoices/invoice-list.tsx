@@ -5,9 +5,10 @@ import { CustomerName } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
+import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys } from "./format";
-import type { Invoice } from "./types";
+import type { Invoice } from "@/components/api-types";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -17,8 +18,7 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
   const related = customer ? { scope: { customer }, param: "invoice_", title: "Invoices" } : {};
   return (
     <StatusFilteredList<Invoice, Invoice["status"]>
-      accountId={accountId}
-      resource="invoices"
+      list={(query) => dashboardCall("listInvoices", { path: { account_id: accountId }, query })}
       noun={["invoice", "invoices"]}
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}

@@ -6,6 +6,7 @@ import { StatusBadge } from "@/components/ui";
 import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
 import { NamedLink } from "./names";
+import { OBJECT_READS, type ObjectReads } from "./reads";
 
 export { money, priceLabel, type ApiObject };
 
@@ -18,8 +19,8 @@ export type ObjectKind = {
   slug: string;
   title: string;
   noun: string;
-  /** The API path segment after the account, e.g. `checkout/sessions`. */
-  api: string;
+  /** Its list and one object, as API operations. */
+  reads: ObjectReads;
   filters: Filter[];
   columns: Column[];
   /** What names the object on its detail page. */
@@ -48,7 +49,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "products",
     title: "Products",
     noun: "product",
-    api: "products",
+    reads: OBJECT_READS.products,
     filters: [ACTIVE_FILTER],
     columns: [
       { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
@@ -64,7 +65,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "prices",
     title: "Prices",
     noun: "price",
-    api: "prices",
+    reads: OBJECT_READS.prices,
     filters: [{ key: "product", label: "Product", placeholder: "prod_…" }, ACTIVE_FILTER, { key: "type", label: "Type", options: ["one_time", "recurring"] }],
     columns: [
       { label: "Price", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{priceLabel(o)}</ObjectLink> },
@@ -80,7 +81,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "coupons",
     title: "Coupons",
     noun: "coupon",
-    api: "coupons",
+    reads: OBJECT_READS.coupons,
     filters: [],
     columns: [
       { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
@@ -96,7 +97,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "payment-intents",
     title: "Payment intents",
     noun: "payment intent",
-    api: "payment-intents",
+    reads: OBJECT_READS["payment-intents"],
     filters: [
       {
         key: "status",
@@ -119,7 +120,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "payments",
     title: "Payments",
     noun: "payment",
-    api: "payments",
+    reads: OBJECT_READS.payments,
     filters: [{ key: "payment_intent", label: "Payment intent", placeholder: "pi_…" }],
     columns: [
       { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
@@ -135,7 +136,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "refunds",
     title: "Refunds",
     noun: "refund",
-    api: "refunds",
+    reads: OBJECT_READS.refunds,
     filters: [{ key: "payment", label: "Payment", placeholder: "py_…" }],
     columns: [
       { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
@@ -151,7 +152,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     slug: "checkout-sessions",
     title: "Checkout sessions",
     noun: "checkout session",
-    api: "checkout/sessions",
+    reads: OBJECT_READS["checkout-sessions"],
     filters: [
       { key: "status", label: "Status", options: ["open", "complete", "expired"] },
       { key: "customer", label: "Customer", placeholder: "cus_…" },

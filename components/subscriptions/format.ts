@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from "./types";
+import type { SubscriptionStatus } from "@/components/api-types";
 
 /** The statuses the list can filter by (mirrors SUBSCRIPTION_STATUSES, which is a runtime value of a server module). */
 export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused", "cancelled"];

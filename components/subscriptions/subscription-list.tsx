@@ -5,9 +5,10 @@ import { CustomerName, PlanSummary } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
+import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { SUBSCRIPTION_STATUS_OPTIONS, subscriptionHref, subscriptionQueryKeys } from "./format";
-import type { Subscription } from "./types";
+import type { Subscription } from "@/components/api-types";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -17,8 +18,7 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
   const related = customer ? { scope: { customer }, param: "subscription_", title: "Subscriptions" } : {};
   return (
     <StatusFilteredList<Subscription, Subscription["status"]>
-      accountId={accountId}
-      resource="subscriptions"
+      list={(query) => dashboardCall("listSubscriptions", { path: { account_id: accountId }, query })}
       noun={["subscription", "subscriptions"]}
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
