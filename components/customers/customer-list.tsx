@@ -10,6 +10,7 @@ import { Truncated } from "@/components/objects/links";
 import { Card, ErrorBox, Loading, Table } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
 import { customerHref, customerQueryKeys } from "./format";
+import { operationLine } from "@/lib/operation-paths";
 
 const LIMIT = 25;
 
@@ -62,7 +63,7 @@ export function CustomerList({ accountId }: { accountId: string }) {
             ? `No customer's email or name contains "${q}".`
             : total > 0
               ? "No customers on this page."
-              : "No customers yet. Create one here, or with POST /api/customers from your server."}
+              : `No customers yet. Create one here, or with ${operationLine("createCustomerForTokenAccount")} from your server.`}
         </p>
       ) : (
         <Table label="Customers" head={["Email", "Name", "Created", "Events"]}>

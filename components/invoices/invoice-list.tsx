@@ -9,6 +9,7 @@ import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys } from "./format";
 import type { Invoice } from "@/components/api-types";
+import { operationLine } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -24,7 +25,7 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
       queryKey={invoiceQueryKeys.invoices(accountId)}
       head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
       {...related}
-      emptyHint={customer ? "No invoices for this customer yet." : "No invoices yet. Create one with New invoice, or with POST /api/invoices from your server."}
+      emptyHint={customer ? "No invoices for this customer yet." : `No invoices yet. Create one with New invoice, or with ${operationLine("createInvoiceForTokenAccount")} from your server.`}
       row={(invoice) => (
 <tr key={invoice.id} className="align-top">
         <td className="px-2 py-2">

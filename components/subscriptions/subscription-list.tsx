@@ -9,6 +9,7 @@ import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { SUBSCRIPTION_STATUS_OPTIONS, subscriptionHref, subscriptionQueryKeys } from "./format";
 import type { Subscription } from "@/components/api-types";
+import { operationLine } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -24,7 +25,7 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
       {...related}
-      emptyHint={customer ? "No subscriptions for this customer yet." : "No subscriptions yet. Create one with New subscription, or with POST /api/subscriptions from your server."}
+      emptyHint={customer ? "No subscriptions for this customer yet." : `No subscriptions yet. Create one with New subscription, or with ${operationLine("createSubscriptionForTokenAccount")} from your server.`}
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
         <td className="px-2 py-2">
