@@ -7,6 +7,9 @@ import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels
 import { ObjectLink, Truncated } from "./links";
 import { NamedLink } from "./names";
 import { OBJECT_READS, type ObjectReads } from "./reads";
+import { KIND_TITLE } from "./titles";
+import { CHECKOUT_STATUSES } from "@/lib/checkout/statuses";
+import { PAYMENT_INTENT_STATUSES } from "@/lib/payments/statuses";
 
 export { money, priceLabel, type ApiObject };
 
@@ -47,7 +50,7 @@ const ACTIVE_FILTER: Filter = { key: "active", label: "Status", options: ["true"
 export const OBJECT_KINDS: ObjectKind[] = [
   {
     slug: "products",
-    title: "Products",
+    title: KIND_TITLE.products,
     noun: "product",
     reads: OBJECT_READS.products,
     filters: [ACTIVE_FILTER],
@@ -63,7 +66,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "prices",
-    title: "Prices",
+    title: KIND_TITLE.prices,
     noun: "price",
     reads: OBJECT_READS.prices,
     filters: [{ key: "product", label: "Product", placeholder: "prod_…" }, ACTIVE_FILTER, { key: "type", label: "Type", options: ["one_time", "recurring"] }],
@@ -79,7 +82,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "coupons",
-    title: "Coupons",
+    title: KIND_TITLE.coupons,
     noun: "coupon",
     reads: OBJECT_READS.coupons,
     filters: [],
@@ -95,14 +98,14 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "payment-intents",
-    title: "Payment intents",
+    title: KIND_TITLE["payment-intents"],
     noun: "payment intent",
     reads: OBJECT_READS["payment-intents"],
     filters: [
       {
         key: "status",
         label: "Status",
-        options: ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "requires_capture", "partially_funded", "succeeded", "canceled"],
+        options: PAYMENT_INTENT_STATUSES,
       },
       { key: "customer", label: "Customer", placeholder: "cus_…" },
     ],
@@ -118,7 +121,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "payments",
-    title: "Payments",
+    title: KIND_TITLE.payments,
     noun: "payment",
     reads: OBJECT_READS.payments,
     filters: [{ key: "payment_intent", label: "Payment intent", placeholder: "pi_…" }],
@@ -134,7 +137,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "refunds",
-    title: "Refunds",
+    title: KIND_TITLE.refunds,
     noun: "refund",
     reads: OBJECT_READS.refunds,
     filters: [{ key: "payment", label: "Payment", placeholder: "py_…" }],
@@ -150,11 +153,11 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "checkout-sessions",
-    title: "Checkout sessions",
+    title: KIND_TITLE["checkout-sessions"],
     noun: "checkout session",
     reads: OBJECT_READS["checkout-sessions"],
     filters: [
-      { key: "status", label: "Status", options: ["open", "complete", "expired"] },
+      { key: "status", label: "Status", options: CHECKOUT_STATUSES },
       { key: "customer", label: "Customer", placeholder: "cus_…" },
     ],
     columns: [
