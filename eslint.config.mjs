@@ -140,7 +140,7 @@ export default defineConfig([
             "lib/cron/**",
           ],
         },
-        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/events/catalogue.ts", "lib/events/payloads.ts", "lib/events/examples.json"], mode: "full" },
+        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/events/catalogue.ts", "lib/events/payloads.ts", "lib/events/examples.json"], mode: "full" },
         // The job providers start the domain's time-driven work (the clock ticker, due transitions).
         { type: "job-providers", pattern: ["lib/jobs/embedded.ts", "lib/jobs/serverless.ts"], mode: "full" },
         { type: "events", pattern: ["lib/events/**", "lib/jobs/**", "lib/webhooks/**", "inngest/client.ts"], mode: "full" },

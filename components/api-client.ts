@@ -1,6 +1,8 @@
 "use client";
 
-/** A problem body from the API (RFC 9457), thrown by apiFetch for any non-2xx answer. */
+import { createCall, type CallArgs, type CallInput, type CallOutput, type OperationId } from "@/packages/sdk/src/call";
+
+/** A problem body from the API (RFC 9457), thrown by dashboardCall for any non-2xx answer. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -16,21 +18,29 @@ export class ApiError extends Error {
   }
 }
 
+// The dashboard calls the same REST API as merchants' servers, authenticated by the session
+// cookie (same origin only). Method and path come from the generated operations list.
+const call = createCall({ baseUrl: "/api", credentials: "same-origin" });
+
 /**
- * The dashboard calls the same REST API as merchants' servers, authenticated by the session
- * cookie (same origin only). `path` is relative to /api, e.g. `/${accountId}/events`.
+ * One API operation by its `operationId`, typed from the OpenAPI document:
+ * `dashboardCall("listEvents", { path: { account_id }, query: { limit: 5 } })`. Resolves with the
+ * success body; throws ApiError with the problem for any non-2xx answer (React Query shows it).
  */
-export async function apiFetch<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(`/api${path}`, {
-    method: init.method ?? "GET",
-    credentials: "same-origin",
-    headers: init.body !== undefined ? { "Content-Type": "application/json" } : {},
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : undefined;
-  if (!response.ok) throw new ApiError(response.status, json ?? {});
-  return json as T;
+export async function dashboardCall<Id extends OperationId>(operationId: Id, ...args: CallArgs<Id>): Promise<CallOutput<Id>> {
+  const result = await call(operationId, ...args);
+  if (!result.ok) throw new ApiError(result.status, result.problem);
+  return result.data;
 }
 
-export type ListEnvelope<T> = { items: T[]; total: number; has_more: boolean };
+export type { CallInput, CallOutput, OperationId };
+
+/**
+ * A form's call: the body is what a person typed, sent as is (an amount that does not read as a
+ * number, an empty required field), for the API to refuse beside its field. So the body is not
+ * held to the operation's type here; the path and query parameters and the answer are.
+ */
+export function dashboardSubmit<Id extends OperationId>(operationId: Id, params: Omit<CallInput<Id>, "body">, body: unknown): Promise<CallOutput<Id>> {
+  const args = [{ ...params, body }] as unknown as CallArgs<Id>;
+  return dashboardCall(operationId, ...args);
+}

@@ -1,36 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { base32crockford } from "@scure/base";
 import { config } from "./config";
+import { ID_PREFIXES, type IdKind } from "./id-prefixes";
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`). */
-export const ID_PREFIXES = {
-  organization: "org_",
-  user: "user_",
-  invitation: "inv_",
-  account: "acc_",
-  apiToken: "key_",
-  customer: "cus_",
-  subscription: "sub_",
-  invoice: "in_",
-  product: "prod_",
-  price: "price_",
-  checkoutSession: "cs_",
-  event: "evt_",
-  eventDelivery: "ed_",
-  deliveryAttempt: "eda_",
-  webhookEndpoint: "whe_",
-  coupon: "cpn_",
-  invoiceLine: "il_",
-  paymentIntent: "pi_",
-  payment: "py_",
-  refund: "re_",
-  customerDiscount: "di_",
-  subscriptionItem: "si_",
-  subscriptionChangeRequest: "scr_",
-  request: "req_",
-} as const;
-
-export type IdKind = keyof typeof ID_PREFIXES;
+export { ID_PREFIXES, type IdKind };
 
 const TIME_BYTES = 6; // 48-bit millisecond timestamp: sortable until the year 10889
 const RANDOM_BYTES = 12; // 96 random bits

@@ -7,6 +7,7 @@ import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
 import { realNow } from "@/lib/clock/time";
+import { operationPath } from "@/lib/operation-paths";
 
 export const DEMO_EMAIL = "demo@example.com";
 const SEED = "seed";
@@ -97,8 +98,8 @@ export function describeSeed(result: SeedResult, baseUrl: string): string {
     `  Sandbox secret   ${result.sandbox_secret_token}`,
     "",
     "  Try it:",
-    `  curl -s ${baseUrl}/api/customers -H "Authorization: Bearer ${result.secret_token}" \\`,
+    `  curl -s ${baseUrl}${operationPath("createCustomerForTokenAccount")} -H "Authorization: Bearer ${result.secret_token}" \\`,
     `    -H "Content-Type: application/json" -d '{"email":"jenny@example.com","name":"Jenny Rosen"}'`,
-    `  curl -s "${baseUrl}/api/${result.account_id}/events" -H "Authorization: Bearer ${result.secret_token}"`,
+    `  curl -s "${baseUrl}${operationPath("listEvents", { account_id: result.account_id })}" -H "Authorization: Bearer ${result.secret_token}"`,
   ].join("\n");
 }

@@ -2,13 +2,13 @@
 
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import { Button, Field, inputClass } from "@/components/ui";
+import { createCall } from "@/packages/sdk/src/call";
 
 export type MethodOption = { value: string; label: string };
 
-type Completion = { status: "open" | "complete" | "expired"; redirect_url: string | null; last_payment_error: string | null };
-type Problem = { detail?: string; errors?: { field: string; message: string }[] };
-
 const noSubscription = () => () => {};
+// The customer's browser, without a session: the one public operation, typed from the document.
+const call = createCall({ baseUrl: "/api" });
 
 /**
  * The hosted page's form: email and a sandbox payment method, then the public completion call.
@@ -41,21 +41,19 @@ export function CheckoutForm({
     setError(null);
     setEmailError(undefined);
     try {
-      const response = await fetch(`/api/checkout/sessions/${encodeURIComponent(sessionId)}/complete`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ ...(lockedEmail === null ? { email } : {}), payment_method: String(form.get("payment_method")) }),
+      const result = await call("completeCheckoutSession", {
+        path: { session_id: sessionId },
+        body: { ...(lockedEmail === null ? { email } : {}), payment_method: String(form.get("payment_method")) },
       });
-      const body = (await response.json().catch(() => ({}))) as Completion & Problem;
-      if (!response.ok) {
-        setEmailError(body.errors?.find((e) => e.field === "email")?.message);
-        setError(body.detail ?? `The payment could not be made (${response.status}).`);
-      } else if (body.status === "complete" && body.redirect_url) {
+      if (!result.ok) {
+        setEmailError(result.problem.errors?.find((e) => e.field === "email")?.message);
+        setError(result.problem.detail ?? `The payment could not be made (${result.status}).`);
+      } else if (result.data.status === "complete" && result.data.redirect_url) {
         setDone(true);
-        window.location.assign(body.redirect_url);
+        window.location.assign(result.data.redirect_url);
         return;
       } else {
-        setError(body.last_payment_error ?? "The payment did not go through. Choose another payment method.");
+        setError(result.data.last_payment_error ?? "The payment did not go through. Choose another payment method.");
       }
     } catch {
       setError("The payment could not be sent; check your connection and try again.");

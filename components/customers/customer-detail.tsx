@@ -4,18 +4,20 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
+import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
 import { EditCustomer } from "./customer-forms";
 import { CustomerRelations } from "./customer-relations";
 import { customerQueryKeys, customersHref } from "./format";
-import type { Customer } from "./types";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
 /** One customer: every field, including custom fields, what belongs to them, and a way to its event timeline. */
 export function CustomerDetail({ accountId, customerId }: { accountId: string; customerId: string }) {
-  const query = useApiObject<Customer>(customerQueryKeys.customer(accountId, customerId), `/${accountId}/customers/${encodeURIComponent(customerId)}?expand=custom_fields`);
+  const query = useApiObject(customerQueryKeys.customer(accountId, customerId), () =>
+    dashboardCall("getCustomer", { path: { account_id: accountId, customer_id: customerId }, query: { expand: "custom_fields" } }),
+  );
   const back = <BackLink href={customersHref(accountId)}>Back to customers</BackLink>;
   const fallback = detailFallback(query, {
     noun: "customer",

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { ApiForm } from "@/components/objects/api-form";
 import { Button, Card, CreatePanel } from "@/components/ui";
 import { customerHref, customerQueryKeys } from "./format";
-import type { Customer } from "./types";
+import type { Customer } from "@/components/api-types";
 
 /** "New customer" above the list: email and name, then to the new customer's page. */
 export function CreateCustomer({ accountId }: { accountId: string }) {
@@ -15,9 +15,10 @@ export function CreateCustomer({ accountId }: { accountId: string }) {
       <ApiForm
         label="New customer"
         submitLabel="Create customer"
-        path={`/${accountId}/customers`}
+        operation="createCustomer"
+        params={{ path: { account_id: accountId } }}
         invalidate={[customerQueryKeys.customers(accountId)]}
-        onDone={(customer) => router.push(customerHref(accountId, String(customer.id)))}
+        onDone={(customer) => router.push(customerHref(accountId, customer.id))}
         fields={[
           { name: "email", label: "Email", kind: "email", required: true },
           { name: "name", label: "Name (optional)" },
@@ -43,7 +44,8 @@ export function EditCustomer({ accountId, customer }: { accountId: string; custo
       <ApiForm
         label="Edit customer"
         submitLabel="Save"
-        path={`/${accountId}/customers/${encodeURIComponent(customer.id)}`}
+        operation="updateCustomer"
+        params={{ path: { account_id: accountId, customer_id: customer.id } }}
         invalidate={[customerQueryKeys.customers(accountId)]}
         onDone={() => setOpen(false)}
         fields={[

@@ -3,14 +3,14 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { Truncated } from "@/components/objects/links";
 import { Card, ErrorBox, Loading, Table } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
 import { customerHref, customerQueryKeys } from "./format";
-import type { Customer } from "./types";
+import { operationLine } from "@/lib/operation-paths";
 
 const LIMIT = 25;
 
@@ -35,9 +35,7 @@ export function CustomerList({ accountId }: { accountId: string }) {
     // The offset travels with the page so the range text matches the rows shown, also while a
     // previous page stands in for the one loading.
     queryFn: async () => ({
-      ...(await apiFetch<ListEnvelope<Customer>>(
-        `/${accountId}/customers?limit=${LIMIT}&offset=${offset}${q ? `&q=${encodeURIComponent(q)}` : ""}`,
-      )),
+      ...(await dashboardCall("listCustomers", { path: { account_id: accountId }, query: { limit: LIMIT, offset, ...(q ? { q } : {}) } })),
       offset,
     }),
     placeholderData: keepPreviousData,
@@ -65,7 +63,7 @@ export function CustomerList({ accountId }: { accountId: string }) {
             ? `No customer's email or name contains "${q}".`
             : total > 0
               ? "No customers on this page."
-              : "No customers yet. Create one here, or with POST /api/customers from your server."}
+              : `No customers yet. Create one here, or with ${operationLine("createCustomerForTokenAccount")} from your server.`}
         </p>
       ) : (
         <Table label="Customers" head={["Email", "Name", "Created", "Events"]}>

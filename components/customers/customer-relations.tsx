@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { ApiError, apiFetch } from "@/components/api-client";
+import { ApiError, dashboardCall } from "@/components/api-client";
 import { DetailItem, Time } from "@/components/events/bits";
 import { InvoiceList } from "@/components/invoices/invoice-list";
 import { ObjectLink, Truncated } from "@/components/objects/links";
@@ -9,15 +9,13 @@ import { ObjectList } from "@/components/objects/object-list";
 import { SubscriptionList } from "@/components/subscriptions/subscription-list";
 import { Card, ErrorBox, Loading } from "@/components/ui";
 
-type Discount = { id: string; coupon: { id: string; name: string | null }; start: string; end: string | null };
-
 /** The customer's discount, if any: the API answers 404 when there is none. */
 function CustomerDiscount({ accountId, customerId }: { accountId: string; customerId: string }) {
   const query = useQuery({
     queryKey: ["customers", accountId, "one", customerId, "discount"],
     queryFn: async () => {
       try {
-        return await apiFetch<Discount>(`/${accountId}/customers/${encodeURIComponent(customerId)}/discount`);
+        return await dashboardCall("getCustomerDiscount", { path: { account_id: accountId, customer_id: customerId } });
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { formatTime, StatusBadge } from "@/components/ui";
-import type { Delivery } from "./types";
+import type { Delivery } from "@/components/api-types";
 
 /** One term of a definition list laid out as a grid (event fields, delivery fields, billing status). */
 export function DetailItem({ label, children, wide = false }: { label: string; children: ReactNode; wide?: boolean }) {

@@ -3,11 +3,11 @@
 import { useCan } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Button, ErrorBox, Loading, StatusBadge, Table } from "@/components/ui";
 import { DeliveryStatusLabel, DetailItem as Item, Time } from "./bits";
 import { isPermanentlyFailed, queryKeys } from "./format";
-import type { DeliveredRequest, Delivery, DeliveryAttempt, EventFull } from "./types";
+import type { DeliveredRequest, Delivery, DeliveryAttempt, EventFull } from "@/components/api-types";
 
 const OUTCOME_STYLE: Record<DeliveryAttempt["outcome"], string> = { delivered: "delivered", retry: "retrying", failed: "failed" };
 
@@ -31,7 +31,7 @@ export function DeliveryCard({
 
   const canRetry = useCan("developer");
   const retry = useMutation({
-    mutationFn: () => apiFetch<Delivery>(`/${accountId}/deliveries/${delivery.id}/retry`, { method: "POST" }),
+    mutationFn: () => dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
     onSuccess: async (updated) => {
       // Show the answer at once, then refetch everything the attempt changed.
       queryClient.setQueryData<EventFull>(queryKeys.eventFull(accountId, eventId), (old) =>
@@ -123,7 +123,7 @@ function AttemptsLog({ accountId, delivery }: { accountId: string; delivery: Del
   const query = useQuery({
     // The count and status in the key: a new attempt (seen by the event's polling) refetches the log.
     queryKey: [...queryKeys.attempts(accountId, delivery.id), delivery.attempt_count, delivery.status],
-    queryFn: () => apiFetch<DeliveryAttempt[]>(`/${accountId}/deliveries/${delivery.id}/attempts`),
+    queryFn: () => dashboardCall("listDeliveryAttempts", { path: { account_id: accountId, delivery_id: delivery.id } }),
     placeholderData: keepPreviousData,
   });
 

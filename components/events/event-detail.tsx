@@ -4,7 +4,7 @@ import { Can } from "@/components/dashboard/role";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ApiError, apiFetch } from "@/components/api-client";
+import { ApiError, dashboardCall } from "@/components/api-client";
 import { Button, Card, CopyButton, ErrorBox, Loading, PageHeader } from "@/components/ui";
 import { DetailItem, Time } from "./bits";
 import { DataDiff } from "./data-diff";
@@ -12,7 +12,7 @@ import { RawJson } from "@/components/ui/raw-json";
 import { DeliveryCard } from "./delivery-card";
 import { ResendEvent } from "./resend-event";
 import { eventsHref, formatJson, isInFlight, queryKeys } from "./format";
-import type { EventFull, EventItem } from "./types";
+import type { EventItem } from "@/components/api-types";
 
 /**
  * One event as webhooks see it: first the exact body its deliveries POSTed and the deliveries
@@ -21,7 +21,7 @@ import type { EventFull, EventItem } from "./types";
 export function EventDetail({ accountId, eventId }: { accountId: string; eventId: string }) {
   const query = useQuery({
     queryKey: queryKeys.eventFull(accountId, eventId),
-    queryFn: () => apiFetch<EventFull>(`/${accountId}/events/${encodeURIComponent(eventId)}/full`),
+    queryFn: () => dashboardCall("getEventFull", { path: { account_id: accountId, event_id: eventId } }),
     // Poll only while a delivery can still change by itself; settled events cost nothing.
     refetchInterval: (q) => (q.state.data?.deliveries.some(isInFlight) ? 2_000 : false),
   });

@@ -4,7 +4,8 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import type { FormEvent } from "react";
-import { ApiError, apiFetch, type ListEnvelope } from "@/components/api-client";
+import { ApiError, dashboardCall, type CallInput } from "@/components/api-client";
+import type { ListEnvelope } from "@/components/api-types";
 import { plainMessage } from "@/components/objects/form-values";
 import { Button, Card, ErrorBox, Field, Loading, StatusBadge, Table, inputClass } from "@/components/ui";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, isEventType } from "@/lib/events/catalogue";
@@ -19,7 +20,8 @@ import {
   queryKeys,
   summaryParts,
 } from "./format";
-import { EVENT_FILTER_KEYS, type EventFilterKey, type EventListItem } from "./types";
+import { EVENT_FILTER_KEYS, type EventFilterKey } from "./types";
+import type { EventListItem } from "@/components/api-types";
 
 
 /**
@@ -48,7 +50,11 @@ export function EventList({ accountId, initial }: { accountId: string; initial?:
     queryKey: [...queryKeys.events(accountId), "list", filters, offset],
     // The offset travels with the page so the range text matches the rows shown, also while a
     // previous page stands in for the one loading.
-    queryFn: async () => ({ ...(await apiFetch<ListEnvelope<EventListItem>>(`/${accountId}/events?${apiQuery.toString()}`)), offset }),
+    queryFn: async () => ({ ...(await dashboardCall("listEvents", {
+        path: { account_id: accountId },
+        // The URL's filters as the API reads them (filterProblems names bad ones first; the API checks again).
+        query: Object.fromEntries(apiQuery) as CallInput<"listEvents">["query"],
+      })), offset }),
     // New events (and delivery outcomes) show up without a reload.
     refetchInterval: 5_000,
     // Keeps the current page on screen while the next page or filter loads.

@@ -1,5 +1,6 @@
 import { AGGREGATE_TYPES, isEventType } from "@/lib/events/catalogue";
-import { EVENT_FILTER_KEYS, type Delivery, type DeliverySummary, type EventFilterKey, type SummaryStatus } from "./types";
+import { EVENT_FILTER_KEYS, type DeliverySummary, type EventFilterKey, type SummaryStatus } from "./types";
+import type { Delivery } from "@/components/api-types";
 
 export function isPermanentlyFailed(delivery: Delivery): boolean {
   return delivery.status === "failed" && delivery.next_retry_at === null;

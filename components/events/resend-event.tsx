@@ -3,11 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ApiError, apiFetch, type ListEnvelope } from "@/components/api-client";
+import { ApiError, dashboardCall } from "@/components/api-client";
 import { plainMessage } from "@/components/objects/form-values";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import type { WebhookEndpoint } from "@/components/webhooks/types";
 import { queryKeys } from "./format";
 
 /**
@@ -19,13 +18,13 @@ export function ResendEvent({ accountId, eventId }: { accountId: string; eventId
   const queryClient = useQueryClient();
   const endpoints = useQuery({
     queryKey: ["webhook-endpoints", accountId, "picker"],
-    queryFn: () => apiFetch<ListEnvelope<WebhookEndpoint>>(`/${accountId}/webhook-endpoints?limit=100`),
+    queryFn: () => dashboardCall("listWebhookEndpoints", { path: { account_id: accountId }, query: { limit: 100 } }),
   });
   const [chosen, setChosen] = useState("");
   const [confirming, setConfirming] = useState(false);
   const resend = useMutation({
     mutationFn: (endpointId: string) =>
-      apiFetch<{ id: string }>(`/${accountId}/events/${encodeURIComponent(eventId)}/resend`, { method: "POST", body: { endpoint_id: endpointId } }),
+      dashboardCall("resendEvent", { path: { account_id: accountId, event_id: eventId }, body: { endpoint_id: endpointId } }),
     onSuccess: async () => {
       setConfirming(false);
       await queryClient.invalidateQueries({ queryKey: queryKeys.eventFull(accountId, eventId) });

@@ -1,25 +1,7 @@
-// Type-only imports: the lib schemas are zod (server-safe but heavy); only their shapes are needed.
-import type { z } from "zod";
-import type { BillingStatusObject } from "@/lib/billing-status/schema";
-import type { DeliveryObject, EventObject } from "@/lib/events/schema";
-import type { DeliveryAttempt as DeliveryAttemptSchema } from "@/lib/webhooks/schema";
-
-export type EventItem = EventObject;
-export type Delivery = DeliveryObject;
-export type DeliveryAttempt = z.output<typeof DeliveryAttemptSchema>;
-export type BillingStatus = BillingStatusObject;
+import type { EventListItem } from "@/components/api-types";
 
 /** How an event's deliveries stand (`expand=delivery_summary`); `retrying` = failed, retry scheduled. */
-export type DeliverySummary = { total: number; delivered: number; pending: number; retrying: number; failed: number };
-
-export type EventListItem = EventItem & { delivery_summary?: DeliverySummary };
-
-/** A delivery's latest request as sent (signatures masked). */
-export type DeliveredRequest = { delivery_id: string; attempt: number; headers: Record<string, string> };
-
-export type EventFull = { event: EventItem; deliveries: Delivery[]; webhook: { body: string; requests: DeliveredRequest[] } };
-
-export type DeliveryHealth = DeliverySummary & { window_hours: number; success_rate: number | null };
+export type DeliverySummary = NonNullable<EventListItem["delivery_summary"]>;
 
 /** The keys of the API's `delivery_summary` (its `retrying` counts failed deliveries with a retry scheduled). */
 export type SummaryStatus = keyof Omit<DeliverySummary, "total">;

@@ -31,9 +31,10 @@ function InvoiceForm({ accountId, customer }: { accountId: string; customer?: st
     <ApiForm
       label="New invoice"
       submitLabel="Create draft invoice"
-      path={`/${accountId}/invoices`}
+      operation="createInvoice"
+      params={{ path: { account_id: accountId } }}
       invalidate={[invoiceQueryKeys.invoices(accountId)]}
-      onDone={(invoice) => router.push(invoiceHref(accountId, String(invoice.id)))}
+      onDone={(invoice) => router.push(invoiceHref(accountId, invoice.id))}
       // A price bills in its own currency: picking one sets the invoice's.
       adjust={(changed, values) =>
         changed === "price" && values.price ? { ...values, currency: prices.currencyOf.get(values.price) ?? values.currency ?? "usd" } : values

@@ -1,7 +1,8 @@
-import type { InvoiceStatus } from "./types";
+import type { InvoiceStatus } from "@/components/api-types";
+import { INVOICE_STATUSES } from "@/lib/invoices/statuses";
 
-/** The statuses the list can filter by (mirrors INVOICE_STATUSES, which is a runtime value of a server module). */
-export const INVOICE_STATUS_OPTIONS: readonly InvoiceStatus[] = ["draft", "open", "paid", "void", "uncollectible"];
+/** The statuses the list can filter by: the API's own list. */
+export const INVOICE_STATUS_OPTIONS: readonly InvoiceStatus[] = INVOICE_STATUSES;
 
 export function invoicesHref(accountId: string): string {
   return `/accounts/${accountId}/invoices`;

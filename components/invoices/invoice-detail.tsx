@@ -6,10 +6,10 @@ import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { CustomerName, NamedLink } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
+import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
-import type { Invoice } from "./types";
 import { InvoiceActions } from "./invoice-actions";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
@@ -20,7 +20,9 @@ function Dash() {
 
 /** One invoice: its amounts, lifecycle dates and lines, and a way to its event timeline. */
 export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; invoiceId: string }) {
-  const query = useApiObject<Invoice>(invoiceQueryKeys.invoice(accountId, invoiceId), `/${accountId}/invoices/${encodeURIComponent(invoiceId)}`);
+  const query = useApiObject(invoiceQueryKeys.invoice(accountId, invoiceId), () =>
+    dashboardCall("getInvoice", { path: { account_id: accountId, invoice_id: invoiceId } }),
+  );
   const back = <BackLink href={invoicesHref(accountId)}>Back to invoices</BackLink>;
   const fallback = detailFallback(query, {
     noun: "invoice",

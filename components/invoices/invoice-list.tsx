@@ -5,9 +5,11 @@ import { CustomerName } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
+import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { formatMoney, INVOICE_STATUS_OPTIONS, invoiceHref, invoiceQueryKeys } from "./format";
-import type { Invoice } from "./types";
+import type { Invoice } from "@/components/api-types";
+import { operationLine } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -17,14 +19,13 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
   const related = customer ? { scope: { customer }, param: "invoice_", title: "Invoices" } : {};
   return (
     <StatusFilteredList<Invoice, Invoice["status"]>
-      accountId={accountId}
-      resource="invoices"
+      list={(query) => dashboardCall("listInvoices", { path: { account_id: accountId }, query })}
       noun={["invoice", "invoices"]}
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
       head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
       {...related}
-      emptyHint={customer ? "No invoices for this customer yet." : "No invoices yet. Create one with New invoice, or with POST /api/invoices from your server."}
+      emptyHint={customer ? "No invoices for this customer yet." : `No invoices yet. Create one with New invoice, or with ${operationLine("createInvoiceForTokenAccount")} from your server.`}
       row={(invoice) => (
 <tr key={invoice.id} className="align-top">
         <td className="px-2 py-2">

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, useSyncExternalStore, type FormEvent, type ReactNode } from "react";
-import { ApiError, apiFetch } from "@/components/api-client";
+import { ApiError, dashboardSubmit, type CallInput, type CallOutput, type OperationId } from "@/components/api-client";
 import { useCan } from "@/components/dashboard/role";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -38,11 +38,11 @@ export function useBrowserLocale(): string {
  * A form that calls one API operation. Field problems from the answer (`errors[].field`) show
  * beside their field in plain words; anything else shows above the button.
  */
-export function ApiForm({
+export function ApiForm<Id extends OperationId>({
   fields,
   submitLabel,
-  path,
-  method = "POST",
+  operation,
+  params,
   toBody,
   onDone,
   invalidate = [],
@@ -54,10 +54,11 @@ export function ApiForm({
 }: {
   fields: FormField[];
   submitLabel: string;
-  path: string;
-  method?: string;
+  /** The API operation the form calls, with its path (and query) parameters. */
+  operation: Id;
+  params: Omit<CallInput<Id>, "body">;
   toBody: (values: Record<string, string>, context: FormContext) => unknown;
-  onDone?: (result: Record<string, unknown>) => void;
+  onDone?: (result: CallOutput<Id>) => void;
   invalidate?: readonly (readonly unknown[])[];
   label: string;
   /** For a destructive step: asked before the request goes out. */
@@ -66,7 +67,7 @@ export function ApiForm({
   /** A field changed: the values to use instead (e.g. a picked price sets the currency). */
   adjust?: (changed: string, values: Record<string, string>) => Record<string, string>;
   /** After success: this message shows and the form starts over (for forms that stay on the page). */
-  confirmation?: (result: Record<string, unknown>) => ReactNode;
+  confirmation?: (result: CallOutput<Id>) => ReactNode;
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
@@ -85,7 +86,7 @@ export function ApiForm({
   const currencyOf = (field: FormField) =>
     typeof field.currency === "object" ? (values[field.currency.field] ?? "") : (field.currency ?? "");
   const mutation = useMutation({
-    mutationFn: () => apiFetch<Record<string, unknown>>(path, { method, body: toBody(values, { locale }) }),
+    mutationFn: () => dashboardSubmit(operation, params, toBody(values, { locale })),
     onSettled: () => setConfirming(false),
     onSuccess: async (result) => {
       await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));

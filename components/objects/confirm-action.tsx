@@ -3,39 +3,35 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useCan } from "@/components/dashboard/role";
-import { apiFetch } from "@/components/api-client";
 import { Button } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 
 /**
- * One button that calls one API operation. With `confirm`, a dialog asks first (destructive
- * steps) and shows the API's problem in place if the call fails.
+ * One button that calls one API operation (`send`, a dashboardCall typed at the call site). With
+ * `confirm`, a dialog asks first (destructive steps) and shows the API's problem in place if the
+ * call fails.
  */
-export function ApiAction({
+export function ApiAction<Result>({
   label,
-  path,
-  method = "POST",
-  body,
+  send,
   invalidate,
   confirm,
   variant = "secondary",
   onDone,
 }: {
   label: string;
-  path: string;
-  method?: string;
-  body?: unknown;
+  send: () => Promise<Result>;
   invalidate: readonly (readonly unknown[])[];
   confirm?: { title: string; body: string; label: string };
   variant?: "primary" | "secondary" | "danger";
-  onDone?: (result: Record<string, unknown>) => void;
+  onDone?: (result: Result) => void;
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const mutation = useMutation({
-    mutationFn: () => apiFetch<Record<string, unknown>>(path, { method, body: body ?? {} }),
+    mutationFn: send,
     onSuccess: async (result) => {
       setOpen(false);
       await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));

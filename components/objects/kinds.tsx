@@ -6,6 +6,10 @@ import { StatusBadge } from "@/components/ui";
 import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
 import { NamedLink } from "./names";
+import { OBJECT_READS, type ObjectReads } from "./reads";
+import { KIND_TITLE } from "./titles";
+import { CHECKOUT_STATUSES } from "@/lib/checkout/statuses";
+import { PAYMENT_INTENT_STATUSES } from "@/lib/payments/statuses";
 
 export { money, priceLabel, type ApiObject };
 
@@ -18,8 +22,8 @@ export type ObjectKind = {
   slug: string;
   title: string;
   noun: string;
-  /** The API path segment after the account, e.g. `checkout/sessions`. */
-  api: string;
+  /** Its list and one object, as API operations. */
+  reads: ObjectReads;
   filters: Filter[];
   columns: Column[];
   /** What names the object on its detail page. */
@@ -46,9 +50,9 @@ const ACTIVE_FILTER: Filter = { key: "active", label: "Status", options: ["true"
 export const OBJECT_KINDS: ObjectKind[] = [
   {
     slug: "products",
-    title: "Products",
+    title: KIND_TITLE.products,
     noun: "product",
-    api: "products",
+    reads: OBJECT_READS.products,
     filters: [ACTIVE_FILTER],
     columns: [
       { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
@@ -62,9 +66,9 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "prices",
-    title: "Prices",
+    title: KIND_TITLE.prices,
     noun: "price",
-    api: "prices",
+    reads: OBJECT_READS.prices,
     filters: [{ key: "product", label: "Product", placeholder: "prod_…" }, ACTIVE_FILTER, { key: "type", label: "Type", options: ["one_time", "recurring"] }],
     columns: [
       { label: "Price", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{priceLabel(o)}</ObjectLink> },
@@ -78,9 +82,9 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "coupons",
-    title: "Coupons",
+    title: KIND_TITLE.coupons,
     noun: "coupon",
-    api: "coupons",
+    reads: OBJECT_READS.coupons,
     filters: [],
     columns: [
       { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
@@ -94,14 +98,14 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "payment-intents",
-    title: "Payment intents",
+    title: KIND_TITLE["payment-intents"],
     noun: "payment intent",
-    api: "payment-intents",
+    reads: OBJECT_READS["payment-intents"],
     filters: [
       {
         key: "status",
         label: "Status",
-        options: ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "requires_capture", "partially_funded", "succeeded", "canceled"],
+        options: PAYMENT_INTENT_STATUSES,
       },
       { key: "customer", label: "Customer", placeholder: "cus_…" },
     ],
@@ -117,9 +121,9 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "payments",
-    title: "Payments",
+    title: KIND_TITLE.payments,
     noun: "payment",
-    api: "payments",
+    reads: OBJECT_READS.payments,
     filters: [{ key: "payment_intent", label: "Payment intent", placeholder: "pi_…" }],
     columns: [
       { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
@@ -133,9 +137,9 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "refunds",
-    title: "Refunds",
+    title: KIND_TITLE.refunds,
     noun: "refund",
-    api: "refunds",
+    reads: OBJECT_READS.refunds,
     filters: [{ key: "payment", label: "Payment", placeholder: "py_…" }],
     columns: [
       { label: "Amount", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{money(o, "amount_atom")}</ObjectLink> },
@@ -149,11 +153,11 @@ export const OBJECT_KINDS: ObjectKind[] = [
   },
   {
     slug: "checkout-sessions",
-    title: "Checkout sessions",
+    title: KIND_TITLE["checkout-sessions"],
     noun: "checkout session",
-    api: "checkout/sessions",
+    reads: OBJECT_READS["checkout-sessions"],
     filters: [
-      { key: "status", label: "Status", options: ["open", "complete", "expired"] },
+      { key: "status", label: "Status", options: CHECKOUT_STATUSES },
       { key: "customer", label: "Customer", placeholder: "cus_…" },
     ],
     columns: [

@@ -3,21 +3,22 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Truncated } from "@/components/ui";
+import { ID_PREFIXES } from "@/lib/id-prefixes";
 
-/** Where each id prefix lives in the dashboard (the prefixes of lib/ids.ts). */
+/** Where each kind of id lives in the dashboard (its prefix: lib/id-prefixes.ts). */
 const ROUTES: [prefix: string, segment: string][] = [
-  ["cus_", "customers"],
-  ["sub_", "subscriptions"],
-  ["in_", "invoices"],
-  ["prod_", "products"],
-  ["price_", "prices"],
-  ["cpn_", "coupons"],
-  ["pi_", "payment-intents"],
-  ["py_", "payments"],
-  ["re_", "refunds"],
-  ["cs_", "checkout-sessions"],
-  ["evt_", "events"],
-  ["whe_", "webhooks"],
+  [ID_PREFIXES.customer, "customers"],
+  [ID_PREFIXES.subscription, "subscriptions"],
+  [ID_PREFIXES.invoice, "invoices"],
+  [ID_PREFIXES.product, "products"],
+  [ID_PREFIXES.price, "prices"],
+  [ID_PREFIXES.coupon, "coupons"],
+  [ID_PREFIXES.paymentIntent, "payment-intents"],
+  [ID_PREFIXES.payment, "payments"],
+  [ID_PREFIXES.refund, "refunds"],
+  [ID_PREFIXES.checkoutSession, "checkout-sessions"],
+  [ID_PREFIXES.event, "events"],
+  [ID_PREFIXES.webhookEndpoint, "webhooks"],
 ];
 
 /** The dashboard page of any object id, or undefined for an id the dashboard has no page for. */

@@ -2,20 +2,30 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
 import { priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
+import { OBJECT_READS } from "./reads";
+import { ID_PREFIXES } from "@/lib/id-prefixes";
 
 // Names are looked up once per id and kept for the session: lists of 25 rows share few customers
 // and prices, and a name changing under an open list is harmless.
 const NAME_CACHE = { staleTime: 5 * 60_000, gcTime: 30 * 60_000 };
 
-function useObject(accountId: string, path: string, id: string) {
+/** The collections names are read from, each by its get operation. */
+const NAME_READS = {
+  customers: (accountId: string, id: string): Promise<ApiObject> => dashboardCall("getCustomer", { path: { account_id: accountId, customer_id: id } }),
+  products: OBJECT_READS.products.get,
+  prices: OBJECT_READS.prices.get,
+};
+type NamedCollection = keyof typeof NAME_READS;
+
+function useObject(accountId: string, collection: NamedCollection | "", id: string) {
   return useQuery({
-    queryKey: ["names", accountId, path, id],
-    queryFn: () => apiFetch<ApiObject>(`/${accountId}/${path}/${encodeURIComponent(id)}`),
-    enabled: id !== "",
+    queryKey: ["names", accountId, collection, id],
+    queryFn: () => NAME_READS[collection as NamedCollection](accountId, id),
+    enabled: id !== "" && collection !== "",
     ...NAME_CACHE,
   });
 }
@@ -35,7 +45,7 @@ export function CustomerName({ accountId, id }: { accountId: string; id: string 
 
 /** What a person reads for an object: a product's name, a price's nickname and amount. */
 function useObjectName(accountId: string, id: string): string | undefined {
-  const path = id.startsWith("prod_") ? "products" : id.startsWith("price_") ? "prices" : "";
+  const path = id.startsWith(ID_PREFIXES.product) ? "products" : id.startsWith(ID_PREFIXES.price) ? "prices" : "";
   const { data } = useObject(accountId, path, path ? id : "");
   if (!data) return undefined;
   return path === "prices" ? priceName(data) : str(data, "name");
@@ -48,7 +58,7 @@ function useObjectName(accountId: string, id: string): string | undefined {
 export function NamedLink({ accountId, id }: { accountId: string; id: unknown }) {
   const key = typeof id === "string" ? id : "";
   const name = useObjectName(accountId, key);
-  if (key.startsWith("cus_")) return <CustomerName accountId={accountId} id={key} />;
+  if (key.startsWith(ID_PREFIXES.customer)) return <CustomerName accountId={accountId} id={key} />;
   if (!name) return <ObjectLink accountId={accountId} id={id} />;
   return (
     <span title={key}>

@@ -1,23 +1,26 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { dashboardCall } from "@/components/api-client";
 import { Card } from "@/components/ui";
+import { canCancelIntent } from "@/lib/payments/statuses";
 import { ApiForm, toAtoms } from "./api-form";
 import { ApiAction } from "./confirm-action";
 import type { ApiObject, ObjectKind } from "./kinds";
 
 const REFUNDABLE = new Set(["succeeded", "partially_refunded"]);
-const CANCELABLE_INTENT = new Set(["requires_payment_method", "requires_confirmation", "requires_action", "requires_capture"]);
 
-/** Archive or restore (products and prices: `active` false/true). */
+/** Archive or restore (products and prices: `active` false/true, by `setActive`, their update operation). */
 function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
-  const path = `/${accountId}/${kind.api}/${encodeURIComponent(object.id)}`;
+  const setActive = (active: boolean): Promise<unknown> =>
+    kind.slug === "prices"
+      ? dashboardCall("updatePrice", { path: { account_id: accountId, price_id: object.id }, body: { active } })
+      : dashboardCall("updateProduct", { path: { account_id: accountId, product_id: object.id }, body: { active } });
   const keys = [[kind.slug, accountId]];
   return object.active ? (
     <ApiAction
       label={`Archive ${kind.noun}`}
-      path={path}
-      body={{ active: false }}
+      send={() => setActive(false)}
       invalidate={keys}
       variant="danger"
       confirm={{
@@ -27,7 +30,7 @@ function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: O
       }}
     />
   ) : (
-    <ApiAction label={`Restore ${kind.noun}`} path={path} body={{ active: true }} invalidate={keys} />
+    <ApiAction label={`Restore ${kind.noun}`} send={() => setActive(true)} invalidate={keys} />
   );
 }
 
@@ -38,9 +41,10 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
       <ApiForm
         label="Add a price"
         submitLabel="Create price"
-        path={`/${accountId}/prices`}
+        operation="createPrice"
+        params={{ path: { account_id: accountId } }}
         invalidate={[["prices", accountId]]}
-        onDone={(price) => router.push(`/accounts/${accountId}/prices/${encodeURIComponent(String(price.id))}`)}
+        onDone={(price) => router.push(`/accounts/${accountId}/prices/${encodeURIComponent(price.id)}`)}
         fields={[
           { name: "unit_amount_atom", label: "Amount", kind: "money", required: true, hint: "e.g. 12.50 for $12.50", currency: { field: "currency" } },
           { name: "currency", label: "Currency", initial: "usd", required: true },
@@ -79,10 +83,11 @@ function RefundPayment({ accountId, payment }: { accountId: string; payment: Api
         label="Refund this payment"
         submitLabel="Refund"
         variant="danger"
-        path={`/${accountId}/refunds`}
+        operation="createRefund"
+        params={{ path: { account_id: accountId } }}
         invalidate={[["payments", accountId], ["refunds", accountId]]}
         confirm={{ title: "Refund this payment?", body: "The money goes back to the customer. A refund cannot be undone.", label: "Refund" }}
-        onDone={(refund) => router.push(`/accounts/${accountId}/refunds/${encodeURIComponent(String(refund.id))}`)}
+        onDone={(refund) => router.push(`/accounts/${accountId}/refunds/${encodeURIComponent(refund.id)}`)}
         fields={[
           { name: "amount_atom", label: "Amount (optional)", kind: "money", hint: "Empty: all that is not refunded yet", currency: String(payment.currency ?? "usd") },
           {
@@ -109,7 +114,6 @@ function RefundPayment({ accountId, payment }: { accountId: string; payment: Api
 
 /** The everyday actions of a generic object's detail page, by kind and state. */
 export function ObjectActions({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
-  const path = `/${accountId}/${kind.api}/${encodeURIComponent(object.id)}`;
   switch (kind.slug) {
     case "products":
       return (
@@ -129,11 +133,12 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
     case "payments":
       return REFUNDABLE.has(String(object.status)) ? <RefundPayment accountId={accountId} payment={object} /> : null;
     case "payment-intents":
-      return CANCELABLE_INTENT.has(String(object.status)) ? (
+      // The statuses the API's cancel accepts (lib/payments/statuses.ts): one declaration for both.
+      return canCancelIntent(String(object.status)) ? (
         <div className="flex flex-wrap gap-2">
           <ApiAction
             label="Cancel payment intent"
-            path={`${path}/cancel`}
+            send={() => dashboardCall("cancelPaymentIntent", { path: { account_id: accountId, payment_intent_id: object.id }, body: {} })}
             invalidate={[[kind.slug, accountId]]}
             variant="danger"
             confirm={{ title: "Cancel this payment intent?", body: "It can no longer be confirmed or captured.", label: "Cancel intent" }}
@@ -145,7 +150,7 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
         <div className="flex flex-wrap gap-2">
           <ApiAction
             label="Expire session"
-            path={`${path}/expire`}
+            send={() => dashboardCall("expireCheckoutSession", { path: { account_id: accountId, session_id: object.id }, body: {} })}
             invalidate={[[kind.slug, accountId]]}
             variant="danger"
             confirm={{ title: "Expire this checkout session?", body: "Its page stops taking payments at once.", label: "Expire" }}

@@ -33,7 +33,8 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
         <ApiForm
           label="New product"
           submitLabel="Create product"
-          path={`/${accountId}/products`}
+          operation="createProduct"
+          params={{ path: { account_id: accountId } }}
           invalidate={[["products", accountId]]}
           confirmation={created("Product")}
           fields={[{ name: "name", label: "Name", required: true }]}
@@ -43,7 +44,8 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
         <ApiForm
           label="New coupon"
           submitLabel="Create coupon"
-          path={`/${accountId}/coupons`}
+          operation="createCoupon"
+          params={{ path: { account_id: accountId } }}
           invalidate={[["coupons", accountId]]}
           confirmation={created("Coupon")}
           fields={[

@@ -7,7 +7,7 @@ import { eventsHref } from "@/components/events/format";
 import { Card, Loading, PageHeader, StatusBadge } from "@/components/ui";
 import { RawJson } from "@/components/ui/raw-json";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
-import { objectKind, type ApiObject } from "./kinds";
+import { objectKind } from "./kinds";
 import { NamedLink } from "./names";
 import { ObjectActions } from "./object-actions";
 import { ObjectList } from "./object-list";
@@ -27,7 +27,7 @@ function FieldValue({ name, value, accountId }: { name: string; value: unknown; 
 export function ObjectDetail({ accountId, slug, id }: { accountId: string; slug: string; id: string }) {
   const kind = objectKind(slug)!;
   const listHref = `/accounts/${accountId}/${kind.slug}`;
-  const query = useApiObject<ApiObject>([kind.slug, accountId, "one", id], `/${accountId}/${kind.api}/${encodeURIComponent(id)}`);
+  const query = useApiObject([kind.slug, accountId, "one", id], () => kind.reads.get(accountId, id));
   const back = <BackLink href={listHref}>{kind.title}</BackLink>;
   const fallback = detailFallback(query, { noun: kind.noun, id, back, notFoundHint: `It may belong to another account, or it was deleted.` });
   if (fallback) return fallback;

@@ -3,10 +3,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
 import { Button, Card, ErrorBox, Loading, Table, inputClass } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
-import { objectKind, type ApiObject, type ObjectKind } from "./kinds";
+import { objectKind, type ObjectKind } from "./kinds";
 
 const LIMIT = 25;
 
@@ -97,8 +96,7 @@ export function ObjectList({
   const query = useQuery({
     queryKey: [kind.slug, accountId, "list", { ...filters, ...scope }, offset],
     queryFn: async () => {
-      const params = new URLSearchParams({ ...filters, ...scope, limit: String(LIMIT), offset: String(offset) });
-      return { ...(await apiFetch<ListEnvelope<ApiObject>>(`/${accountId}/${kind.api}?${params}`)), offset };
+      return { ...(await kind.reads.list(accountId, { ...filters, ...scope, limit: String(LIMIT), offset: String(offset) })), offset };
     },
     placeholderData: keepPreviousData,
   });

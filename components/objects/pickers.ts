@@ -1,8 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
-import { priceLabel, type ApiObject } from "./kinds";
+import { dashboardCall } from "@/components/api-client";
+import { priceLabel } from "./labels";
 
 type Option = { value: string; label: string };
 
@@ -10,18 +10,14 @@ type Option = { value: string; label: string };
 // their own page, whose "New subscription"/"New invoice" links name them in the URL.
 const PICK_LIMIT = 100;
 
-function useList(accountId: string, path: string, params: Record<string, string> = {}) {
-  const qs = new URLSearchParams({ limit: String(PICK_LIMIT), ...params }).toString();
-  return useQuery({
-    queryKey: ["pickers", accountId, path, qs],
-    queryFn: () => apiFetch<ListEnvelope<ApiObject>>(`/${accountId}/${path}?${qs}`),
-    staleTime: 30_000,
-  });
+/** A picker's list, cached under `["pickers", accountId, collection, …]` for half a minute. */
+function useList<T>(key: readonly unknown[], read: () => Promise<T>) {
+  return useQuery({ queryKey: ["pickers", ...key], queryFn: read, staleTime: 30_000 });
 }
 
 /** Customers as "Name <email>" options; `include` (from the URL) is added when not among them. */
 export function useCustomerOptions(accountId: string, include?: string) {
-  const list = useList(accountId, "customers");
+  const list = useList([accountId, "customers"], () => dashboardCall("listCustomers", { path: { account_id: accountId }, query: { limit: PICK_LIMIT } }));
   const options: Option[] = (list.data?.items ?? []).map((customer) => ({
     value: customer.id,
     label: customer.name ? `${String(customer.name)} <${String(customer.email)}>` : String(customer.email),
@@ -32,8 +28,10 @@ export function useCustomerOptions(accountId: string, include?: string) {
 
 /** Active prices as "Product · $12.50 / month" options, optionally only recurring ones. */
 export function usePriceOptions(accountId: string, type?: "recurring") {
-  const prices = useList(accountId, "prices", { active: "true", ...(type ? { type } : {}) });
-  const products = useList(accountId, "products");
+  const prices = useList([accountId, "prices", type], () =>
+    dashboardCall("listPrices", { path: { account_id: accountId }, query: { limit: PICK_LIMIT, active: "true", ...(type ? { type } : {}) } }),
+  );
+  const products = useList([accountId, "products"], () => dashboardCall("listProducts", { path: { account_id: accountId }, query: { limit: PICK_LIMIT } }));
   const names = new Map((products.data?.items ?? []).map((product) => [product.id, String(product.name)]));
   const options: Option[] = (prices.data?.items ?? []).map((price) => {
     const product = names.get(String(price.product));

@@ -1,5 +1,5 @@
 /** The generic object kinds' titles by URL segment; server pages read this (kinds.tsx is client code). */
-export const OBJECT_KIND_TITLES: Record<string, string> = {
+export const KIND_TITLE = {
   products: "Products",
   prices: "Prices",
   coupons: "Coupons",
@@ -7,7 +7,10 @@ export const OBJECT_KIND_TITLES: Record<string, string> = {
   payments: "Payments",
   refunds: "Refunds",
   "checkout-sessions": "Checkout sessions",
-};
+} as const;
+
+/** The same titles, looked up by a URL segment that may name no kind. */
+export const OBJECT_KIND_TITLES: Readonly<Record<string, string>> = KIND_TITLE;
 
 /** The generic kinds in two groups, shown as tabs above each list. */
 export const OBJECT_KIND_GROUPS: string[][] = [

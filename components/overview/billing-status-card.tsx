@@ -1,11 +1,11 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Card, ErrorBox, Loading, StatusBadge } from "@/components/ui";
 import { DetailItem, Time } from "@/components/events/bits";
 import { queryKeys } from "@/components/events/format";
-import type { BillingStatus } from "@/components/events/types";
+import type { BillingStatus } from "@/components/api-types";
 
 /** What the two kinds of payment are, for the hover text: the terms are the card networks'. */
 const CIT_MEANING =
@@ -73,7 +73,7 @@ function Allowed({ value, meaning, label }: { value: boolean; meaning: string; l
 export function BillingStatusCard({ accountId }: { accountId: string }) {
   const query = useQuery({
     queryKey: queryKeys.billingStatus(accountId),
-    queryFn: () => apiFetch<BillingStatus>(`/${accountId}/billing-status`),
+    queryFn: () => dashboardCall("getBillingStatus", { path: { account_id: accountId } }),
   });
 
   return (

@@ -2,11 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Card, ErrorBox, Loading } from "@/components/ui";
 import { DetailItem } from "@/components/events/bits";
 import { queryKeys } from "@/components/events/format";
-import type { DeliveryHealth } from "@/components/events/types";
 
 function percent(rate: number | null): string {
   if (rate === null) return "—";
@@ -19,7 +18,7 @@ function percent(rate: number | null): string {
 export function DeliveryHealthCard({ accountId }: { accountId: string }) {
   const query = useQuery({
     queryKey: queryKeys.deliveryHealth(accountId),
-    queryFn: () => apiFetch<DeliveryHealth>(`/${accountId}/delivery-health`),
+    queryFn: () => dashboardCall("getDeliveryHealth", { path: { account_id: accountId } }),
     refetchInterval: 15_000,
   });
 

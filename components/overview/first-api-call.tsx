@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useSyncExternalStore } from "react";
 import { Card, CopyButton } from "@/components/ui";
+import { operationPath } from "@/lib/operation-paths";
 
 const noSubscribe = () => () => undefined;
 
@@ -18,12 +19,12 @@ function useOrigin(serverOrigin: string): string {
 export function FirstApiCall({ accountId, serverOrigin }: { accountId: string; serverOrigin: string }) {
   const origin = useOrigin(serverOrigin);
   const create = [
-    `curl -X POST ${origin}/api/customers \\`,
+    `curl -X POST ${origin}${operationPath("createCustomerForTokenAccount")} \\`,
     `  -H "Authorization: Bearer <your secret token>" \\`,
     `  -H "Content-Type: application/json" \\`,
     `  -d '{"email": "jenny@example.com", "name": "Jenny Rosen"}'`,
   ].join("\n");
-  const list = [`curl ${origin}/api/${accountId}/events \\`, `  -H "Authorization: Bearer <your secret token>"`].join("\n");
+  const list = [`curl ${origin}${operationPath("listEvents", { account_id: accountId })} \\`, `  -H "Authorization: Bearer <your secret token>"`].join("\n");
 
   return (
     <Card title="Your first API call">

@@ -2,17 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Card, ErrorBox, Loading } from "@/components/ui";
 import { Time } from "@/components/events/bits";
 import { eventHref, eventsHref, queryKeys } from "@/components/events/format";
-import type { EventListItem } from "@/components/events/types";
 
 /** The five newest events, each linking to its detail. */
 export function RecentEvents({ accountId }: { accountId: string }) {
   const query = useQuery({
     queryKey: [...queryKeys.events(accountId), "recent"],
-    queryFn: () => apiFetch<ListEnvelope<EventListItem>>(`/${accountId}/events?limit=5`),
+    queryFn: () => dashboardCall("listEvents", { path: { account_id: accountId }, query: { limit: 5 } }),
     refetchInterval: 10_000,
   });
 

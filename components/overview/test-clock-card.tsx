@@ -3,13 +3,11 @@
 import { Can } from "@/components/dashboard/role";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { DetailItem, Time } from "@/components/events/bits";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 import { splitFormError } from "@/components/ui/form-errors";
 import { DAY_MS } from "@/lib/clock/time";
-
-type TestClock = { now: string; offset_ms: number; transitions_run: number; next_due: string | null };
 
 const STEPS = [
   { label: "+1 day", ms: DAY_MS },
@@ -26,10 +24,10 @@ export function TestClockCard({ accountId }: { accountId: string }) {
   const [to, setTo] = useState("");
   const clock = useQuery({
     queryKey: ["test-clock", accountId],
-    queryFn: () => apiFetch<TestClock>(`/${accountId}/test-clock`),
+    queryFn: () => dashboardCall("getTestClock", { path: { account_id: accountId } }),
   });
   const advance = useMutation({
-    mutationFn: (target: string) => apiFetch<TestClock>(`/${accountId}/test-clock/advance`, { method: "POST", body: { to: target } }),
+    mutationFn: (target: string) => dashboardCall("advanceTestClock", { path: { account_id: accountId }, body: { to: target } }),
     onSuccess: (state) => {
       queryClient.setQueryData(["test-clock", accountId], state);
       // Everything time touched (subscriptions, invoices, events) may have changed.

@@ -4,6 +4,7 @@ import { useEffect, useSyncExternalStore } from "react";
 import type { oas31 } from "zod-openapi";
 import { MethodBadge, OperationView, operationAnchor, type Method, type OperationEntry } from "./operation-view";
 import { Fields, Prose, schemaAnchor, type Schema } from "./schema-view";
+import { operationPath } from "@/lib/operation-paths";
 
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
 // lib/openapi.ts documents an operation's path without the account segment under this suffix.
@@ -118,7 +119,7 @@ export function ReferencePage({ document }: { document: oas31.OpenAPIObject }) {
           <Prose text={document.info.description} className="mt-2 max-w-3xl" />
           <p className="mt-2 text-sm">
             Base URL <code className="break-all font-mono" data-testid="base-url">{server}</code> ·{" "}
-            <a href="/api/openapi.json" className="text-indigo-700 hover:underline">
+            <a href={operationPath("getOpenApiDocument")} className="text-indigo-700 hover:underline">
               Download the OpenAPI document
             </a>
           </p>

@@ -32,9 +32,10 @@ function SubscriptionForm({ accountId, customer }: { accountId: string; customer
     <ApiForm
       label="New subscription"
       submitLabel="Create subscription"
-      path={`/${accountId}/subscriptions`}
+      operation="createSubscription"
+      params={{ path: { account_id: accountId } }}
       invalidate={[subscriptionQueryKeys.subscriptions(accountId)]}
-      onDone={(subscription) => router.push(subscriptionHref(accountId, String(subscription.id)))}
+      onDone={(subscription) => router.push(subscriptionHref(accountId, subscription.id))}
       fields={[
         { name: "customer", label: "Customer", kind: "select", options: customers.options, initial: customer },
         { name: "price", label: "Price", kind: "select", options: prices.options, errorFields: ["items", "items.0.price"] },

@@ -1,7 +1,8 @@
-import type { SubscriptionStatus } from "./types";
+import type { SubscriptionStatus } from "@/components/api-types";
+import { SUBSCRIPTION_STATUSES } from "@/lib/subscriptions/statuses";
 
-/** The statuses the list can filter by (mirrors SUBSCRIPTION_STATUSES, which is a runtime value of a server module). */
-export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused", "cancelled"];
+/** The statuses the list can filter by: the API's own list. */
+export const SUBSCRIPTION_STATUS_OPTIONS: readonly SubscriptionStatus[] = SUBSCRIPTION_STATUSES;
 
 export function subscriptionsHref(accountId: string): string {
   return `/accounts/${accountId}/subscriptions`;

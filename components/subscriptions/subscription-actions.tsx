@@ -1,24 +1,24 @@
 "use client";
 
+import { dashboardCall } from "@/components/api-client";
 import { ApiAction } from "@/components/objects/confirm-action";
 import { subscriptionQueryKeys } from "./format";
-import type { Subscription } from "./types";
+import type { Subscription } from "@/components/api-types";
 
 /** Pause, resume and cancel, as the subscription's status allows; cancelling asks first. */
 export function SubscriptionActions({ accountId, subscription }: { accountId: string; subscription: Subscription }) {
-  const path = `/${accountId}/subscriptions/${encodeURIComponent(subscription.id)}`;
+  const path = { account_id: accountId, subscription_id: subscription.id };
   const invalidate = [subscriptionQueryKeys.subscriptions(accountId), ["events", accountId]];
   const { status } = subscription;
   if (status === "cancelled") return null;
   return (
     <div className="flex flex-wrap items-center gap-2" aria-label="Subscription actions" role="group">
-      {status === "active" && <ApiAction label="Pause" path={`${path}/pause`} invalidate={invalidate} />}
-      {status === "paused" && <ApiAction label="Resume" path={`${path}/resume`} invalidate={invalidate} />}
+      {status === "active" && <ApiAction label="Pause" send={() => dashboardCall("pauseSubscription", { path, body: {} })} invalidate={invalidate} />}
+      {status === "paused" && <ApiAction label="Resume" send={() => dashboardCall("resumeSubscription", { path, body: {} })} invalidate={invalidate} />}
       {!subscription.cancel_at_period_end && (
         <ApiAction
           label="Cancel at period end"
-          path={`${path}/cancel`}
-          body={{ at_period_end: true }}
+          send={() => dashboardCall("cancelSubscription", { path, body: { at_period_end: true } })}
           invalidate={invalidate}
           confirm={{
             title: "Cancel at the end of the period?",
@@ -29,7 +29,7 @@ export function SubscriptionActions({ accountId, subscription }: { accountId: st
       )}
       <ApiAction
         label="Cancel now"
-        path={`${path}/cancel`}
+        send={() => dashboardCall("cancelSubscription", { path, body: {} })}
         variant="danger"
         invalidate={invalidate}
         confirm={{

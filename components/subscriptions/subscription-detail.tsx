@@ -6,10 +6,10 @@ import { eventsHref } from "@/components/events/format";
 import { invoiceHref } from "@/components/invoices/format";
 import { CustomerName, PlanSummary } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
+import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
-import type { Subscription } from "./types";
 import { SubscriptionActions } from "./subscription-actions";
 import { UnpaidInvoiceNotice } from "./unpaid-invoice";
 
@@ -21,7 +21,9 @@ function Dash() {
 
 /** One subscription: its status, period, items and latest invoice, and a way to its event timeline. */
 export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: string; subscriptionId: string }) {
-  const query = useApiObject<Subscription>(subscriptionQueryKeys.subscription(accountId, subscriptionId), `/${accountId}/subscriptions/${encodeURIComponent(subscriptionId)}`);
+  const query = useApiObject(subscriptionQueryKeys.subscription(accountId, subscriptionId), () =>
+    dashboardCall("getSubscription", { path: { account_id: accountId, subscription_id: subscriptionId } }),
+  );
   const back = <BackLink href={subscriptionsHref(accountId)}>Back to subscriptions</BackLink>;
   const fallback = detailFallback(query, {
     noun: "subscription",

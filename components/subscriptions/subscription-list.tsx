@@ -5,9 +5,11 @@ import { CustomerName, PlanSummary } from "@/components/objects/names";
 import { Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { StatusBadge } from "@/components/ui";
+import { dashboardCall } from "@/components/api-client";
 import { StatusFilteredList } from "@/components/ui/status-list";
 import { SUBSCRIPTION_STATUS_OPTIONS, subscriptionHref, subscriptionQueryKeys } from "./format";
-import type { Subscription } from "./types";
+import type { Subscription } from "@/components/api-types";
+import { operationLine } from "@/lib/operation-paths";
 
 const linkClass = "text-indigo-700 underline hover:text-indigo-900";
 
@@ -17,14 +19,13 @@ export function SubscriptionList({ accountId, customer }: { accountId: string; c
   const related = customer ? { scope: { customer }, param: "subscription_", title: "Subscriptions" } : {};
   return (
     <StatusFilteredList<Subscription, Subscription["status"]>
-      accountId={accountId}
-      resource="subscriptions"
+      list={(query) => dashboardCall("listSubscriptions", { path: { account_id: accountId }, query })}
       noun={["subscription", "subscriptions"]}
       statuses={SUBSCRIPTION_STATUS_OPTIONS}
       queryKey={subscriptionQueryKeys.subscriptions(accountId)}
       head={["Subscription", "Customer", "Status", "Plan", "Current period end", "Created", "Events"]}
       {...related}
-      emptyHint={customer ? "No subscriptions for this customer yet." : "No subscriptions yet. Create one with New subscription, or with POST /api/subscriptions from your server."}
+      emptyHint={customer ? "No subscriptions for this customer yet." : `No subscriptions yet. Create one with New subscription, or with ${operationLine("createSubscriptionForTokenAccount")} from your server.`}
       row={(subscription) => (
 <tr key={subscription.id} className="align-top">
         <td className="px-2 py-2">

@@ -2,11 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Time } from "@/components/events/bits";
 import { formatMoney, invoiceHref, invoiceQueryKeys } from "@/components/invoices/format";
-import type { Invoice } from "@/components/invoices/types";
-import type { Subscription } from "./types";
+import type { Subscription } from "@/components/api-types";
 
 /**
  * Says so when one of the subscription's invoices is open (finalized, not paid): an active
@@ -17,7 +16,7 @@ export function UnpaidInvoiceNotice({ accountId, subscription }: { accountId: st
   const query = useQuery({
     queryKey: [...invoiceQueryKeys.invoices(accountId), "open-of", subscription.id],
     queryFn: () =>
-      apiFetch<ListEnvelope<Invoice>>(`/${accountId}/invoices?${new URLSearchParams({ customer: subscription.customer, status: "open", limit: "100" })}`),
+      dashboardCall("listInvoices", { path: { account_id: accountId }, query: { customer: subscription.customer, status: "open", limit: 100 } }),
   });
   const unpaid = query.data?.items.filter((invoice) => invoice.subscription === subscription.id) ?? [];
   if (unpaid.length === 0) return null;

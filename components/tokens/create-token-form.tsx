@@ -2,10 +2,10 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { splitFormError } from "@/components/ui/form-errors";
-import type { ApiTokenKind, ApiTokenWithSecret } from "./types";
+import type { ApiTokenKind, ApiTokenWithSecret } from "@/components/api-types";
 
 export function CreateTokenForm({
   accountId,
@@ -19,7 +19,7 @@ export function CreateTokenForm({
   const [kind, setKind] = useState<ApiTokenKind>("secret");
   const create = useMutation({
     mutationFn: (body: { name: string; kind: ApiTokenKind }) =>
-      apiFetch<ApiTokenWithSecret>(`/${accountId}/api-tokens`, { method: "POST", body }),
+      dashboardCall("createApiToken", { path: { account_id: accountId }, body }),
     onSuccess: (token) => {
       onCreated(token);
       setName("");

@@ -3,11 +3,11 @@
 import { Can } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Button, ErrorBox, Loading, StatusBadge, Table, Truncated, formatTime } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Pager } from "@/components/ui/pager";
-import type { ApiToken } from "./types";
+import type { ApiToken } from "@/components/api-types";
 
 const LIMIT = 50;
 
@@ -17,12 +17,12 @@ export function TokenList({ accountId }: { accountId: string }) {
   const [confirming, setConfirming] = useState<ApiToken | null>(null);
   const tokens = useQuery({
     queryKey: ["api-tokens", accountId, { offset }],
-    queryFn: () => apiFetch<ListEnvelope<ApiToken>>(`/${accountId}/api-tokens?limit=${LIMIT}&offset=${offset}`),
+    queryFn: () => dashboardCall("listApiTokens", { path: { account_id: accountId }, query: { limit: LIMIT, offset } }),
     placeholderData: keepPreviousData,
   });
   const revoke = useMutation({
     mutationFn: (token: ApiToken) =>
-      apiFetch<ApiToken>(`/${accountId}/api-tokens/${encodeURIComponent(token.id)}/revoke`, { method: "POST" }),
+      dashboardCall("revokeApiToken", { path: { account_id: accountId, token_id: token.id } }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ["api-tokens", accountId] });
       setConfirming(null);

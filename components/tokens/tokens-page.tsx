@@ -6,7 +6,7 @@ import { Can } from "@/components/dashboard/role";
 import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
 import { CreateTokenForm } from "./create-token-form";
 import { TokenList } from "./token-list";
-import type { ApiTokenWithSecret } from "./types";
+import type { ApiTokenWithSecret } from "@/components/api-types";
 
 export function TokensPage({ accountId }: { accountId: string }) {
   // Component state only (never the query cache): leaving the page forgets the full token for good.

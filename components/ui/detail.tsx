@@ -3,16 +3,16 @@
 import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ApiError, apiFetch } from "@/components/api-client";
+import { ApiError } from "@/components/api-client";
 import { ErrorBox, Loading, PageHeader } from "@/components/ui";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
-/** One object from the API; a 404 stays a 404, so it is shown at once instead of retried. */
-export function useApiObject<T>(queryKey: readonly unknown[], path: string): UseQueryResult<T> {
+/** One object from the API (`read`: a dashboardCall); a 404 stays a 404, so it is shown at once instead of retried. */
+export function useApiObject<T>(queryKey: readonly unknown[], read: () => Promise<T>): UseQueryResult<T> {
   return useQuery({
     queryKey,
-    queryFn: () => apiFetch<T>(path),
+    queryFn: read,
     retry: (failures, error) => !(error instanceof ApiError && error.status === 404) && failures < 1,
   });
 }

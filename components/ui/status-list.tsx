@@ -3,11 +3,16 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import type { ReactNode } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import type { ListEnvelope } from "@/components/api-types";
 import { Card, ErrorBox, Field, inputClass, Loading, Table } from "@/components/ui";
 import { Pager } from "@/components/ui/pager";
 
 const LIMIT = 25;
+
+/** What a related list is narrowed to (a customer's invoices). */
+export type ListScope = { customer?: string };
+/** One page's query, as the list operations take it. */
+export type ListPageQuery<S extends string> = ListScope & { limit: number; offset: number; status?: S };
 
 function readOffset(raw: string | null): number {
   const value = Number(raw);
@@ -22,8 +27,7 @@ function readOffset(raw: string | null): number {
  * lists share a page.
  */
 export function StatusFilteredList<T extends { id: string }, S extends string>({
-  accountId,
-  resource,
+  list,
   noun,
   statuses,
   queryKey,
@@ -34,9 +38,8 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   param = "",
   title: cardTitle,
 }: {
-  accountId: string;
-  /** The API collection under the account, e.g. `invoices`. */
-  resource: string;
+  /** Reads one page: the list operation of the account's collection, e.g. `listInvoices`. */
+  list: (query: ListPageQuery<S>) => Promise<ListEnvelope<T>>;
   /** Singular and plural, e.g. `["invoice", "invoices"]`. */
   noun: [string, string];
   statuses: readonly S[];
@@ -44,7 +47,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
   head: string[];
   emptyHint: string;
   row: (item: T) => ReactNode;
-  scope?: Record<string, string>;
+  scope?: ListScope;
   param?: string;
   title?: string;
 }) {
@@ -64,9 +67,7 @@ export function StatusFilteredList<T extends { id: string }, S extends string>({
     // The offset travels with the page so the range text matches the rows shown, also while a
     // previous page stands in for the one loading.
     queryFn: async () => {
-      const params = new URLSearchParams({ ...scope, limit: String(LIMIT), offset: String(offset) });
-      if (status) params.set("status", status);
-      return { ...(await apiFetch<ListEnvelope<T>>(`/${accountId}/${resource}?${params.toString()}`)), offset };
+      return { ...(await list({ ...scope, limit: LIMIT, offset, ...(status ? { status } : {}) })), offset };
     },
     placeholderData: keepPreviousData,
   });

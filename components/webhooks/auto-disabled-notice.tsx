@@ -2,9 +2,9 @@
 
 import { useCan } from "@/components/dashboard/role";
 import { useMutation } from "@tanstack/react-query";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Button, ErrorBox, formatTime } from "@/components/ui";
-import type { WebhookEndpoint } from "./types";
+import type { WebhookEndpoint } from "@/components/api-types";
 
 /**
  * Shown while the service has disabled the endpoint for failing: why and when, and a way back
@@ -12,11 +12,11 @@ import type { WebhookEndpoint } from "./types";
  */
 export function AutoDisabledNotice({
   endpoint,
-  path,
+  accountId,
   onChanged,
 }: {
   endpoint: WebhookEndpoint;
-  path: string;
+  accountId: string;
   onChanged: (endpoint: WebhookEndpoint) => void;
 }) {
   const canEnable = useCan("developer");
@@ -24,8 +24,8 @@ export function AutoDisabledNotice({
     mutationFn: async (replay: boolean) => {
       // Read before enabling: enabling clears the failure streak.
       const since = endpoint.failing_since ?? endpoint.disabled_at;
-      const enabled = await apiFetch<WebhookEndpoint>(path, { method: "POST", body: { enabled: true } });
-      const replayed = replay && since ? await apiFetch<{ replayed: number; has_more: boolean }>(`${path}/replay`, { method: "POST", body: { since } }) : null;
+      const enabled = await dashboardCall("updateWebhookEndpoint", { path: { account_id: accountId, endpoint_id: endpoint.id }, body: { enabled: true } });
+      const replayed = replay && since ? await dashboardCall("replayWebhookEndpointEvents", { path: { account_id: accountId, endpoint_id: endpoint.id }, body: { since } }) : null;
       return { enabled, replayed };
     },
     onSuccess: ({ enabled }) => onChanged(enabled),

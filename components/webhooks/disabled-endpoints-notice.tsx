@@ -2,8 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { apiFetch } from "@/components/api-client";
-import type { WebhookEndpoint } from "./types";
+import { dashboardCall } from "@/components/api-client";
 
 /**
  * The overview's notice of endpoints the service disabled after their deliveries failed for days
@@ -13,7 +12,7 @@ import type { WebhookEndpoint } from "./types";
 export function DisabledEndpointsNotice({ accountId }: { accountId: string }) {
   const query = useQuery({
     queryKey: ["webhook-endpoints", accountId, "disabled"] as const,
-    queryFn: () => apiFetch<{ items: WebhookEndpoint[] }>(`/${accountId}/webhook-endpoints?limit=100`),
+    queryFn: () => dashboardCall("listWebhookEndpoints", { path: { account_id: accountId }, query: { limit: 100 } }),
     refetchInterval: 60_000,
   });
   const disabled = query.data?.items.filter((endpoint) => endpoint.disabled_reason) ?? [];

@@ -4,13 +4,14 @@ import { useCan } from "@/components/dashboard/role";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
+import type { ListEnvelope } from "@/components/api-types";
 import { Pager } from "@/components/ui/pager";
 import { Button, ErrorBox, Field, Loading, Table, formatTime, inputClass } from "@/components/ui";
 import { IDLE_POLL_MS, POLL_MS, healthKey } from "./endpoint-health";
 import { isInFlight, isPermanentlyFailed } from "./format";
 import { DeliveryStatusLabel } from "@/components/events/bits";
-import type { Delivery, DeliveryStatus, RetryFailedResult } from "./types";
+import type { Delivery, DeliveryStatus } from "@/components/api-types";
 
 const LIMIT = 50;
 const RETRY_WINDOW_MS = 7 * 24 * 3_600_000;
@@ -23,14 +24,12 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
   const queryClient = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [status, setStatus] = useState<DeliveryStatus | "">("");
-  const base = `/${accountId}/webhook-endpoints/${encodeURIComponent(endpointId)}`;
+  const endpointPath = { account_id: accountId, endpoint_id: endpointId };
 
   const deliveries = useQuery({
     queryKey: [...deliveriesKey(accountId, endpointId), { offset, status }],
     queryFn: () =>
-      apiFetch<ListEnvelope<Delivery>>(
-        `${base}/deliveries?limit=${LIMIT}&offset=${offset}${status ? `&status=${status}` : ""}`,
-      ),
+      dashboardCall("listWebhookEndpointDeliveries", { path: endpointPath, query: { limit: LIMIT, offset, ...(status ? { status } : {}) } }),
     placeholderData: keepPreviousData,
     // Outcomes arrive without a reload: fast while anything shown can still change by itself.
     refetchInterval: (query) => (query.state.data?.items.some(isInFlight) ? POLL_MS : IDLE_POLL_MS),
@@ -44,7 +43,7 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
 
   const retryOne = useMutation({
     mutationFn: (delivery: Delivery) =>
-      apiFetch<Delivery>(`/${accountId}/deliveries/${encodeURIComponent(delivery.id)}/retry`, { method: "POST" }),
+      dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
     onSuccess: (updated) => {
       // Show the attempt's outcome at once, then let the list catch up with the server.
       queryClient.setQueriesData<ListEnvelope<Delivery>>({ queryKey: deliveriesKey(accountId, endpointId) }, (page) =>
@@ -57,8 +56,8 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
   const canRetry = useCan("developer");
   const retryFailed = useMutation({
     mutationFn: () =>
-      apiFetch<RetryFailedResult>(`${base}/retry-failed`, {
-        method: "POST",
+      dashboardCall("retryFailedWebhookDeliveries", {
+        path: endpointPath,
         body: { since: new Date(Date.now() - RETRY_WINDOW_MS).toISOString() },
       }),
     onSuccess: () => refresh(),

@@ -4,7 +4,7 @@ import { useId, useState } from "react";
 import { splitFormError } from "@/components/ui/form-errors";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { EventTypePicker } from "./event-type-picker";
-import type { EndpointFormValues } from "./types";
+import { isEndpointEvent, type EndpointFormValues } from "./types";
 
 /**
  * URL, description and event types of an endpoint, for creating and editing. Validation is the
@@ -41,7 +41,8 @@ export function EndpointForm({
       className="space-y-4"
       onSubmit={(event) => {
         event.preventDefault();
-        onSubmit({ url: url.trim(), description: description.trim() === "" ? null : description.trim(), events });
+        // The picker offers the catalogue's types and "*" only, so the guard keeps every one.
+        onSubmit({ url: url.trim(), description: description.trim() === "" ? null : description.trim(), events: events.filter(isEndpointEvent) });
       }}
     >
       <div className="grid gap-3 md:grid-cols-2">

@@ -1,10 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { ErrorBox, Loading } from "@/components/ui";
 import { formatSuccessRate } from "./format";
-import type { DeliveryHealth } from "./types";
 
 /** While deliveries are in flight, their outcomes are fetched every 3 s. */
 export const POLL_MS = 3_000;
@@ -19,7 +18,7 @@ export function healthKey(accountId: string, endpointId: string) {
 export function EndpointHealth({ accountId, endpointId }: { accountId: string; endpointId: string }) {
   const health = useQuery({
     queryKey: healthKey(accountId, endpointId),
-    queryFn: () => apiFetch<DeliveryHealth>(`/${accountId}/webhook-endpoints/${encodeURIComponent(endpointId)}/health`),
+    queryFn: () => dashboardCall("getWebhookEndpointHealth", { path: { account_id: accountId, endpoint_id: endpointId } }),
     // Every in-flight delivery of the window is counted here, so these counts say how fast to poll.
     refetchInterval: (query) => {
       const data = query.state.data;

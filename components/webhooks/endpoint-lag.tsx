@@ -1,9 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { ErrorBox, Loading } from "@/components/ui";
-import type { EndpointDeliveryHealth } from "./types";
 
 /** Refreshed every 5 s: lag is a right-now figure. */
 const LAG_POLL_MS = 5_000;
@@ -25,7 +24,7 @@ export function EndpointLag({ accountId, endpointId }: { accountId: string; endp
   const health = useQuery({
     queryKey: ["webhook-lag", accountId, endpointId],
     queryFn: () =>
-      apiFetch<EndpointDeliveryHealth>(`/${accountId}/webhook-endpoints/${encodeURIComponent(endpointId)}/health`),
+      dashboardCall("getWebhookEndpointHealth", { path: { account_id: accountId, endpoint_id: endpointId } }),
     refetchInterval: LAG_POLL_MS,
   });
   if (health.isPending) return <Loading what="Loading delivery lag" />;

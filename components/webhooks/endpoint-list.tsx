@@ -3,11 +3,10 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { apiFetch, type ListEnvelope } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Pager } from "@/components/ui/pager";
 import { ErrorBox, Loading, StatusBadge, Table, Truncated, formatTime } from "@/components/ui";
 import { eventsSummary } from "./format";
-import type { WebhookEndpoint } from "./types";
 
 const LIMIT = 50;
 
@@ -16,7 +15,7 @@ export function EndpointList({ accountId }: { accountId: string }) {
   const endpoints = useQuery({
     queryKey: ["webhook-endpoints", accountId, { offset }],
     queryFn: () =>
-      apiFetch<ListEnvelope<WebhookEndpoint>>(`/${accountId}/webhook-endpoints?limit=${LIMIT}&offset=${offset}`),
+      dashboardCall("listWebhookEndpoints", { path: { account_id: accountId }, query: { limit: LIMIT, offset } }),
     placeholderData: keepPreviousData,
   });
 

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, ErrorBox, Loading, PageHeader, ShownOnce, StatusBadge, formatTime } from "@/components/ui";
 import { AutoDisabledNotice } from "./auto-disabled-notice";
@@ -17,7 +17,8 @@ import { ALL_EVENTS } from "./format";
 import { ReplayWindow } from "./replay-window";
 import { RotateSecretDialog } from "./rotate-secret-dialog";
 import { SendTestEvent } from "./send-test-event";
-import type { EndpointFormValues, WebhookEndpoint } from "./types";
+import { isEndpointEvent, type EndpointFormValues } from "./types";
+import type { WebhookEndpoint } from "@/components/api-types";
 
 function endpointKeyOf(accountId: string, endpointId: string) {
   return ["webhook-endpoint", accountId, endpointId] as const;
@@ -28,7 +29,7 @@ const linkClass = "text-indigo-700 underline-offset-2 hover:underline";
 export function EndpointPage({ accountId, endpointId }: { accountId: string; endpointId: string }) {
   const queryClient = useQueryClient();
   const router = useRouter();
-  const path = `/${accountId}/webhook-endpoints/${encodeURIComponent(endpointId)}`;
+  const path = { account_id: accountId, endpoint_id: endpointId };
   const endpointKey = endpointKeyOf(accountId, endpointId);
   const listKey = ["webhook-endpoints", accountId] as const;
 
@@ -42,7 +43,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
 
   const endpoint = useQuery({
     queryKey: endpointKey,
-    queryFn: () => apiFetch<WebhookEndpoint>(path),
+    queryFn: () => dashboardCall("getWebhookEndpoint", { path }),
     enabled: !deleted,
   });
 
@@ -53,7 +54,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
 
   const update = useMutation({
     mutationFn: (changes: Partial<EndpointFormValues> & { enabled?: boolean }) =>
-      apiFetch<WebhookEndpoint>(path, { method: "POST", body: changes }),
+      dashboardCall("updateWebhookEndpoint", { path, body: changes }),
     onSuccess: (updated) => {
       saved(updated);
       setEditing(false);
@@ -61,11 +62,11 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
   });
   // A separate mutation, so a failed toggle is not shown as an error of the edit form.
   const toggle = useMutation({
-    mutationFn: (enabled: boolean) => apiFetch<WebhookEndpoint>(path, { method: "POST", body: { enabled } }),
+    mutationFn: (enabled: boolean) => dashboardCall("updateWebhookEndpoint", { path, body: { enabled } }),
     onSuccess: saved,
   });
   const remove = useMutation({
-    mutationFn: () => apiFetch<{ id: string; deleted: true }>(path, { method: "DELETE" }),
+    mutationFn: () => dashboardCall("deleteWebhookEndpoint", { path }),
     onSuccess: async () => {
       // Stop every query of the endpoint first: a refetch now would only show a 404.
       setDeleted(true);
@@ -107,7 +108,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
         <ErrorBox error={endpoint.error} />
       ) : (
         <div className="space-y-4">
-          <AutoDisabledNotice endpoint={endpoint.data} path={path} onChanged={saved} />
+          <AutoDisabledNotice accountId={accountId} endpoint={endpoint.data} onChanged={saved} />
           <Card
             title="Settings"
             actions={
@@ -141,7 +142,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
                 initial={{
                   url: endpoint.data.url,
                   description: endpoint.data.description,
-                  events: endpoint.data.events,
+                  events: endpoint.data.events.filter(isEndpointEvent),
                 }}
                 submitLabel={update.isPending ? "Saving…" : "Save changes"}
                 pending={update.isPending}
@@ -185,11 +186,11 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
 
           <Can role="developer">
             <Card title="Send a test event">
-              <SendTestEvent accountId={accountId} endpointId={endpointId} path={path} />
+              <SendTestEvent accountId={accountId} endpointId={endpointId} />
             </Card>
 
             <Card title="Replay events">
-              <ReplayWindow accountId={accountId} endpointId={endpointId} path={path} />
+              <ReplayWindow accountId={accountId} endpointId={endpointId} />
             </Card>
           </Can>
         </div>

@@ -1,4 +1,4 @@
-import type { Delivery } from "./types";
+import type { Delivery } from "@/components/api-types";
 
 /** Subscribing to "*" means every type, including ones added later (lib/webhooks/schema.ts). */
 export const ALL_EVENTS = "*";

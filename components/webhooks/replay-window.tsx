@@ -2,11 +2,10 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
+import type { WebhookReplayResult as ReplayResult } from "@/components/api-types";
 import { Button, ErrorBox } from "@/components/ui";
 import { deliveriesKey } from "./endpoint-deliveries";
-
-type ReplayResult = { replayed: number; has_more: boolean; next_starting_after: string | null; since: string; until: string };
 
 /** `<input type="datetime-local">` value of an ISO time, in the browser's zone. */
 function localInput(iso: string): string {
@@ -15,7 +14,7 @@ function localInput(iso: string): string {
 }
 
 /** Sends every subscribed event of a window again to this endpoint (1000 per call, continued on demand). */
-export function ReplayWindow({ accountId, endpointId, path }: { accountId: string; endpointId: string; path: string }) {
+export function ReplayWindow({ accountId, endpointId }: { accountId: string; endpointId: string }) {
   const queryClient = useQueryClient();
   const sinceId = useId();
   const untilId = useId();
@@ -24,10 +23,10 @@ export function ReplayWindow({ accountId, endpointId, path }: { accountId: strin
   const [total, setTotal] = useState(0);
   const replay = useMutation({
     mutationFn: (continued: ReplayResult | null) =>
-      apiFetch<ReplayResult>(`${path}/replay`, {
-        method: "POST",
+      dashboardCall("replayWebhookEndpointEvents", {
+        path: { account_id: accountId, endpoint_id: endpointId },
         body: continued
-          ? { since: continued.since, until: continued.until, starting_after: continued.next_starting_after }
+          ? { since: continued.since, until: continued.until, ...(continued.next_starting_after ? { starting_after: continued.next_starting_after } : {}) }
           : { since: new Date(since).toISOString(), ...(until ? { until: new Date(until).toISOString() } : {}) },
       }),
     onSuccess: (result, continued) => {

@@ -2,9 +2,9 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import type { WebhookEndpointWithSecret } from "./types";
+import type { WebhookEndpointWithSecret } from "@/components/api-types";
 
 const OVERLAPS = [
   { seconds: 86_400, label: "24 hours (recommended)" },
@@ -19,7 +19,8 @@ export function RotateSecretDialog({
   onRotated,
   onCancel,
 }: {
-  path: string;
+  /** The endpoint, as the operation's path parameters. */
+  path: { account_id: string; endpoint_id: string };
   onRotated: (rotated: WebhookEndpointWithSecret) => void;
   onCancel: () => void;
 }) {
@@ -27,7 +28,7 @@ export function RotateSecretDialog({
   const [overlap, setOverlap] = useState<number>(OVERLAPS[0].seconds);
   const rotate = useMutation({
     mutationFn: () =>
-      apiFetch<WebhookEndpointWithSecret>(`${path}/rotate-secret`, { method: "POST", body: { overlap_seconds: overlap } }),
+      dashboardCall("rotateWebhookEndpointSecret", { path, body: { overlap_seconds: overlap } }),
     onSuccess: onRotated,
   });
   return (

@@ -3,22 +3,21 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Button, ErrorBox } from "@/components/ui";
-import { EVENT_CATALOGUE } from "@/lib/events/catalogue";
+import { EVENT_CATALOGUE, isEventType } from "@/lib/events/catalogue";
 import { deliveriesKey } from "./endpoint-deliveries";
 import { healthKey } from "./endpoint-health";
-import type { Delivery } from "./types";
 
 const NEWEST = "";
 
 /** Sends a sample event of a chosen type (or the newest real event again) to this endpoint. */
-export function SendTestEvent({ accountId, endpointId, path }: { accountId: string; endpointId: string; path: string }) {
+export function SendTestEvent({ accountId, endpointId }: { accountId: string; endpointId: string }) {
   const queryClient = useQueryClient();
   const selectId = useId();
   const [type, setType] = useState<string>("customer.created");
   const send = useMutation({
-    mutationFn: () => apiFetch<Delivery>(`${path}/test`, { method: "POST", body: type === NEWEST ? {} : { type } }),
+    mutationFn: () => dashboardCall("sendWebhookTestEvent", { path: { account_id: accountId, endpoint_id: endpointId }, body: isEventType(type) ? { type } : {} }),
     onSuccess: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) }),

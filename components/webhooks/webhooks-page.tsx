@@ -3,12 +3,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { apiFetch } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
 import { Can } from "@/components/dashboard/role";
 import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
 import { EndpointForm } from "./endpoint-form";
 import { EndpointList } from "./endpoint-list";
-import type { EndpointFormValues, WebhookEndpointWithSecret } from "./types";
+import type { EndpointFormValues } from "./types";
+import type { WebhookEndpointWithSecret } from "@/components/api-types";
 
 export function WebhooksPage({ accountId }: { accountId: string }) {
   const queryClient = useQueryClient();
@@ -18,7 +19,7 @@ export function WebhooksPage({ accountId }: { accountId: string }) {
   const [formKey, setFormKey] = useState(0);
   const create = useMutation({
     mutationFn: (values: EndpointFormValues) =>
-      apiFetch<WebhookEndpointWithSecret>(`/${accountId}/webhook-endpoints`, { method: "POST", body: values }),
+      dashboardCall("createWebhookEndpoint", { path: { account_id: accountId }, body: values }),
     onSuccess: (endpoint) => {
       setCreated(endpoint);
       setFormKey((key) => key + 1);

@@ -3,11 +3,11 @@ import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 import { TrialPeriodDays } from "@/lib/subscriptions/schema";
 import { DAY_MS, MINUTE_MS } from "@/lib/clock/time";
+import { CHECKOUT_STATUSES, PAYMENT_STATUSES, type CheckoutStatus } from "./statuses";
+
+export { CHECKOUT_STATUSES, PAYMENT_STATUSES, type CheckoutStatus };
 
 export const CHECKOUT_MODES = ["payment", "subscription"] as const;
-export const CHECKOUT_STATUSES = ["open", "complete", "expired"] as const;
-export const PAYMENT_STATUSES = ["unpaid", "paid", "no_payment_required"] as const;
-export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 export const MAX_LINE_ITEMS = 20;
 /** Stripe's window: a session lives at least 30 minutes and at most 24 hours. */

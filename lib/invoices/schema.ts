@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
+import { INVOICE_STATUSES, type InvoiceStatus } from "./statuses";
 
-export const INVOICE_STATUSES = ["draft", "open", "paid", "void", "uncollectible"] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+export { INVOICE_STATUSES, type InvoiceStatus };
+
 
 const Atoms = z
   .int({ error: "Must be an integer number of atomic units (cents for usd), up to 2^53 - 1." })

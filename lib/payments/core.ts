@@ -8,20 +8,10 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { checkSandboxPaymentMethod, type SandboxPaymentMethod } from "./sandbox";
-import type { PAYMENT_INTENT_STATUSES } from "./schema";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
 
 /* What the payment-intent verbs share (service.ts, confirm.ts): statuses, the method check, the locked read, one transition with its event, one charge. */
 
-export type IntentStatus = (typeof PAYMENT_INTENT_STATUSES)[number];
-export const CONFIRMABLE: readonly IntentStatus[] = ["requires_payment_method", "requires_confirmation", "requires_action", "partially_funded"];
-export const CANCELABLE: readonly IntentStatus[] = [
-  "requires_payment_method",
-  "requires_confirmation",
-  "requires_action",
-  "requires_capture",
-  "partially_funded",
-];
 
 export const missingPaymentMethod = () =>
   new ServiceError("bad_request", "Missing required field: payment_method.", {

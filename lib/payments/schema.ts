@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
+import { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES } from "./statuses";
 
 /** The sandbox payment methods; what each one does: lib/payments/sandbox.ts. */
 export const SANDBOX_PAYMENT_METHODS = [
@@ -11,18 +12,9 @@ export const SANDBOX_PAYMENT_METHODS = [
   "pm_sandbox_refund_fails",
 ] as const;
 
-export const PAYMENT_INTENT_STATUSES = [
-  "requires_payment_method",
-  "requires_confirmation",
-  "requires_action",
-  "processing",
-  "requires_capture",
-  "partially_funded",
-  "succeeded",
-  "canceled",
-] as const;
+export { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES };
+
 export const CAPTURE_METHODS = ["automatic", "manual"] as const;
-export const PAYMENT_STATUSES = ["succeeded", "failed", "refunded", "partially_refunded"] as const;
 
 /** A positive integer of atoms up to 2^53 - 1: a decimal, a string or a larger number is a 422. */
 export const PositiveAtoms = z

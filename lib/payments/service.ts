@@ -11,7 +11,8 @@ import { withChangeTransaction, type WithinChange } from "@/lib/events/transacti
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { confirmLocked, notifyInvoice } from "./confirm";
-import { CANCELABLE, checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition, type IntentStatus } from "./core";
+import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
+import { canCancelIntent, type IntentStatus } from "./statuses";
 import type { PaymentIntentCreateInput } from "./schema";
 import { serializePaymentIntent, type PaymentIntentRow } from "./serialize";
 
@@ -103,7 +104,7 @@ export async function capturePaymentIntent({
 export async function cancelPaymentIntent({ ctx, input }: Verb<{ id: string }>): Promise<PaymentIntentRow> {
   return withChangeTransaction(async (tx) => {
     const before = await lockIntent(tx, ctx.accountId, input.id);
-    if (!CANCELABLE.includes(before.status)) {
+    if (!canCancelIntent(before.status)) {
       throw new ServiceError("conflict", `A payment intent whose status is ${before.status} cannot be canceled.`);
     }
     const now = ctx.now();

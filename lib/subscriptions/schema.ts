@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./statuses";
 
-export const SUBSCRIPTION_STATUSES = ["trialing", "active", "past_due", "paused", "cancelled"] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
+
 
 export const MAX_ITEMS = 20;
 export const MAX_TRIAL_DAYS = 730;

@@ -36,7 +36,8 @@ async function firstPage(accountId: string, searchParams: SearchParams): Promise
   };
   try {
     const page = await eventListPage({ ctx, input: parsed.data });
-    return { query: query.toString(), page: { ...page, offset } };
+    // The service's page is the API's answer (one serializer); the document's types name its enums.
+    return { query: query.toString(), page: { ...page, offset } as EventListPage };
   } catch (error) {
     // A refused query (e.g. an offset beyond the bound): the browser's request shows the API's problem.
     if (error instanceof ServiceError) return null;

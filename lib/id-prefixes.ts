@@ -1,0 +1,31 @@
+// Pure (no server imports): lib/ids.ts makes ids with these, and the dashboard reads ids by them.
+
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`). */
+export const ID_PREFIXES = {
+  organization: "org_",
+  user: "user_",
+  invitation: "inv_",
+  account: "acc_",
+  apiToken: "key_",
+  customer: "cus_",
+  subscription: "sub_",
+  invoice: "in_",
+  product: "prod_",
+  price: "price_",
+  checkoutSession: "cs_",
+  event: "evt_",
+  eventDelivery: "ed_",
+  deliveryAttempt: "eda_",
+  webhookEndpoint: "whe_",
+  coupon: "cpn_",
+  invoiceLine: "il_",
+  paymentIntent: "pi_",
+  payment: "py_",
+  refund: "re_",
+  customerDiscount: "di_",
+  subscriptionItem: "si_",
+  subscriptionChangeRequest: "scr_",
+  request: "req_",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,0 +1,36 @@
+/*
+ * The payment statuses and what each allows, declared once. Pure (no server imports): the API's
+ * schema and services read it, and so does the dashboard, which shows an action exactly when the
+ * API accepts it.
+ */
+
+export const PAYMENT_INTENT_STATUSES = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "processing",
+  "requires_capture",
+  "partially_funded",
+  "succeeded",
+  "canceled",
+] as const;
+export type IntentStatus = (typeof PAYMENT_INTENT_STATUSES)[number];
+
+export const PAYMENT_STATUSES = ["succeeded", "failed", "refunded", "partially_refunded"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** A payment intent in these statuses can be confirmed (POST …/confirm). */
+export const CONFIRMABLE_INTENT_STATUSES: readonly IntentStatus[] = ["requires_payment_method", "requires_confirmation", "requires_action", "partially_funded"];
+
+/** A payment intent in these statuses can be canceled (POST …/cancel); the dashboard's Cancel button follows. */
+export const CANCELABLE_INTENT_STATUSES: readonly IntentStatus[] = [
+  "requires_payment_method",
+  "requires_confirmation",
+  "requires_action",
+  "requires_capture",
+  "partially_funded",
+];
+
+export function canCancelIntent(status: string): boolean {
+  return (CANCELABLE_INTENT_STATUSES as readonly string[]).includes(status);
+}
