@@ -22,7 +22,14 @@ const integerParam = (name: string, min: number, max: number, fallback: number, 
         .max(max, `${name} must be an integer from ${min} to ${max}.${hint}`),
     )
     .optional()
-    .transform((value) => value ?? fallback);
+    .transform((value) => value ?? fallback)
+    // A query string carries text, but the document says what it must hold: typed clients send numbers.
+    .meta({
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+        delete jsonSchema.pattern;
+        Object.assign(jsonSchema, { type: "integer", minimum: min, maximum: max, default: fallback });
+      },
+    });
 
 const cursorParam = (description: string) =>
   z
