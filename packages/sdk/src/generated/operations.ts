@@ -3,6 +3,7 @@
 export const OPERATIONS = {
   getBillingStatus: { method: "GET", path: "/{account_id}/billing-status" },
   updateBillingStatus: { method: "POST", path: "/{account_id}/billing-status" },
+  listEventTypes: { method: "GET", path: "/event-types" },
   listEvents: { method: "GET", path: "/{account_id}/events" },
   getEvent: { method: "GET", path: "/{account_id}/events/{event_id}" },
   listEventDeliveries: { method: "GET", path: "/{account_id}/events/{event_id}/deliveries" },

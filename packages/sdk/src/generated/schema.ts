@@ -25,6 +25,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account; publishable tokens may read it.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events": {
         parameters: {
             query?: never;
@@ -2383,7 +2403,1028 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.succeeded
+         * @description A payment succeeded: the payment intent's money was collected. `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description A payment attempt failed; `failure_message` says why. `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.refunded
+         * @description A payment was refunded in full or in part (`amount_refunded_atom` grew). `data.object` is the payment. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.created
+         * @description A checkout session was created and is open. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.updated
+         * @description An open checkout session was changed (for example its metadata). `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.deleted
+         * @description An open checkout session was deleted; the object is its last state, with `deleted: true`. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.completed
+         * @description A customer completed a checkout session on the hosted page; its customer and payment are set. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.session.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.session.expired
+         * @description An open checkout session passed `expires_at` without being completed. `data.object` is the checkout_session. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["checkoutSessionExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.created
+         * @description A payment intent was created. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.processing
+         * @description A payment intent's payment is being processed. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentProcessingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.requires_action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.requires_action
+         * @description A payment intent needs the customer to act (for example to authenticate) before it can succeed. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentRequiresActionWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.amount_capturable_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.amount_capturable_updated
+         * @description A manually captured payment intent was authorized: `amount_capturable_atom` can now be captured. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentAmountCapturableUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.succeeded
+         * @description A payment intent succeeded: the full amount was received. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.canceled
+         * @description A payment intent was canceled. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.payment_failed
+         * @description A payment attempt on a payment intent failed; `last_payment_error` says why and it needs a new payment method. `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentPaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.partially_funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.partially_funded
+         * @description A payment intent received part of its amount (`amount_received_atom` below `amount_atom`). `data.object` is the payment_intent. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentIntentPartiallyFundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.created
+         * @description A subscription was created. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.updated
+         * @description A subscription was changed: its items, metadata, period (renewal) or status. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.paused
+         * @description A subscription was paused. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionPausedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.resumed
+         * @description A paused subscription was resumed and is active again. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionResumedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.cancelled
+         * @description A subscription was cancelled; `cancelled_at` says when. `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.subscription.trial_will_end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.subscription.trial_will_end
+         * @description A subscription's trial ends within three days (`trial_end`). `data.object` is the subscription. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerSubscriptionTrialWillEndWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created
+         * @description An invoice was created as a draft. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.finalized
+         * @description A draft invoice was finalized: its amounts are fixed and it can be paid. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceFinalizedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description An invoice was paid in full (`due_amount_atom` is 0). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaidWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_succeeded
+         * @description A payment of an invoice succeeded (sent with `invoice.paid`). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentSucceededWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_failed
+         * @description A payment attempt of an invoice failed; the invoice stays open. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.payment_action_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_action_required
+         * @description A payment of an invoice needs the customer to act (for example to authenticate). `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoicePaymentActionRequiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.overdue
+         * @description An open invoice passed its `due_date` unpaid. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceOverdueWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.voided
+         * @description An invoice was voided; it is no longer owed. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceVoidedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.marked_uncollectible": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.marked_uncollectible
+         * @description An invoice was marked uncollectible. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceMarkedUncollectibleWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.refunded
+         * @description A payment of a paid invoice was refunded. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceRefundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.upcoming
+         * @description A subscription will renew soon: the object previews the renewal's invoice. `data.object` is the invoice. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["invoiceUpcomingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description A customer was created. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description A customer's details were changed. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted
+         * @description A customer was deleted; the object is its last state, with `deleted: true`. `data.object` is the customer. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.created
+         * @description A coupon was applied to a customer (the customer's discount). `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.updated
+         * @description A customer's discount was replaced by another coupon. `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.discount.deleted
+         * @description A customer's discount was removed; the object is its last state, with `deleted: true`. `data.object` is the customer_discount. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerDiscountDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.created
+         * @description A coupon was created. `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.updated
+         * @description A coupon was changed (its name or metadata). `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * coupon.deleted
+         * @description A coupon was deleted; the object is its last state, with `deleted: true`. `data.object` is the coupon. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["couponDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.created
+         * @description A price was created. `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.updated
+         * @description A price was changed (its nickname, metadata or active flag). `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "price.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * price.deleted
+         * @description A price was deleted; the object is its last state, with `deleted: true`. `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["priceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created
+         * @description A product was created. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated
+         * @description A product was changed. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted
+         * @description A product was deleted; the object is its last state, with `deleted: true`. `data.object` is the product. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["productDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.created
+         * @description A refund was created and is pending. `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.updated
+         * @description A refund's status changed (for example it succeeded). `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed
+         * @description A refund failed; `failure_reason` says why. `data.object` is the refund. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["refundFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         BillingStatusUpdateInput: {
@@ -2982,6 +4023,29 @@ export type components = {
             /** @description Its newest platform subscription (`sub_…`). */
             platform_subscription: string | null;
         };
+        EventTypeList: {
+            /** @constant */
+            object: "list";
+            /** @description Every type of the catalogue, in its order. */
+            items: components["schemas"]["EventTypeInfo"][];
+        };
+        EventTypeInfo: {
+            /** @constant */
+            object: "event_type";
+            type: components["schemas"]["EventType"];
+            /**
+             * @description The catalogue group, e.g. `Invoice`.
+             * @example Invoice
+             */
+            group: string;
+            /** @description The entity type `data.object` is. */
+            aggregate_type: components["schemas"]["AggregateType"];
+            description: string;
+            /** @description JSON Schema (draft 2020-12, self-contained: what it refers to is in `$defs`) of the webhook body of this type, the same as the OpenAPI document's webhook of the type. */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
         EventList: {
             items: components["schemas"]["EventListItem"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -2992,19 +4056,2119 @@ export type components = {
         EventListItem: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
-            type: components["schemas"]["EventType"];
-            /** @description Entity type the event belongs to. */
-            aggregate_type: components["schemas"]["AggregateType"];
+            /** @constant */
+            type: "payment.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: {
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
             };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: {
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
-            } | null;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSessionDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.completed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "checkout.session.expired";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.processing";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.requires_action";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.amount_capturable_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.canceled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "payment_intent.partially_funded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.paused";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.resumed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.cancelled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.subscription.trial_will_end";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.finalized";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.paid";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.payment_action_required";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.overdue";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.marked_uncollectible";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "invoice.upcoming";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.discount.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDiscountDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "coupon.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CouponDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "price.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PriceDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "product.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ProductDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "refund.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -3032,22 +6196,5361 @@ export type components = {
                 failed: number;
             };
         };
-        Event: {
+        Payment: {
+            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "payment";
+            payment_intent: string;
+            amount_atom: number;
+            amount_refunded_atom: number;
+            currency: string;
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "refunded" | "partially_refunded";
+            payment_method: string;
+            failure_message: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+        };
+        CheckoutLineItem: {
+            price: string;
+            quantity: number;
+            /** @description The product's name (and the price's nickname) at creation. */
+            description: string | null;
+            unit_amount_atom: number;
+            /** @description unit_amount_atom × quantity. */
+            amount_atom: number;
+        };
+        CheckoutSession: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "checkout_session";
+            /** @enum {string} */
+            mode: "payment" | "subscription";
+            /** @enum {string} */
+            status: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url: string;
+            success_url: string;
+            cancel_url: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer: string | null;
+            customer_email: string | null;
+            currency: string;
+            line_items: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom: number;
+            subscription_data: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at: string;
+            completed_at: string | null;
+            expired_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CheckoutSessionDeletedObject: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "checkout_session";
+            /** @enum {string} */
+            mode: "payment" | "subscription";
+            /** @enum {string} */
+            status: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url: string;
+            success_url: string;
+            cancel_url: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer: string | null;
+            customer_email: string | null;
+            currency: string;
+            line_items: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom: number;
+            subscription_data: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at: string;
+            completed_at: string | null;
+            expired_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        PaymentIntent: {
+            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "payment_intent";
+            amount_atom: number;
+            amount_capturable_atom: number;
+            amount_received_atom: number;
+            currency: string;
+            customer: string | null;
+            invoice: string | null;
+            /** @enum {string} */
+            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+            /** @enum {string} */
+            capture_method: "automatic" | "manual";
+            payment_method: string | null;
+            last_payment_error: string | null;
+            canceled_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Subscription: {
+            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "subscription";
+            customer: string;
+            /** @enum {string} */
+            status: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+            currency: string;
+            items: {
+                id: string;
+                price: string;
+                quantity: number;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_start: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_end: string;
+            trial_end: string | null;
+            cancel_at_period_end: boolean;
+            cancelled_at: string | null;
+            paused_at: string | null;
+            /** @description The newest invoice (`in_…`) it produced. */
+            latest_invoice: string | null;
+            default_payment_method: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        InvoiceLine: {
+            /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            price: string | null;
+            description: string | null;
+            quantity: number;
+            unit_amount_atom: number;
+            /** @description quantity × unit_amount_atom. */
+            amount_atom: number;
+        };
+        Invoice: {
+            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "invoice";
+            customer: string;
+            subscription: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            currency: string;
+            /** @description Σ line amounts. */
+            subtotal_atom: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom: number;
+            /** @description subtotal − discount, never negative. */
+            total_amount_atom: number;
+            /** @description total − paid. */
+            due_amount_atom: number;
+            paid_amount_atom: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent: string | null;
+            description: string | null;
+            due_date: string | null;
+            lines: components["schemas"]["InvoiceLine"][];
+            finalized_at: string | null;
+            paid_at: string | null;
+            voided_at: string | null;
+            marked_uncollectible_at: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count: number;
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            next_payment_attempt: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Customer: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDeletedObject: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Coupon: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "coupon";
+            name: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom: number | null;
+            currency: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            times_redeemed: number;
+            redeem_by: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Discount: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end: string | null;
+            livemode: boolean;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDiscountDeletedObject: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end: string | null;
+            livemode: boolean;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CouponDeletedObject: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "coupon";
+            name: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom: number | null;
+            currency: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            times_redeemed: number;
+            redeem_by: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Price: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "price";
+            product: string;
+            currency: string;
+            unit_amount_atom: number;
+            /** @enum {string} */
+            type: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        PriceDeletedObject: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "price";
+            product: string;
+            currency: string;
+            unit_amount_atom: number;
+            /** @enum {string} */
+            type: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Product: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "product";
+            name: string;
+            description: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        ProductDeletedObject: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "product";
+            name: string;
+            description: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Refund: {
+            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "refund";
+            payment: string;
+            amount_atom: number;
+            currency: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            reason: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
+            failure_reason: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"];
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "type": "payment.succeeded",
+         *       "aggregate_type": "payment",
+         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "data": {
+         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "object": "payment",
+         *         "status": "succeeded",
+         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "amount_atom": 1000,
+         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "failure_message": null,
+         *         "amount_refunded_atom": 0
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:38.444Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentSucceededEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
-            type: components["schemas"]["EventType"];
-            /** @description Entity type the event belongs to. */
-            aggregate_type: components["schemas"]["AggregateType"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: {
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
             };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "type": "payment.failed",
+         *       "aggregate_type": "payment",
+         *       "aggregate_id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *       "data": {
+         *         "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *         "object": "payment",
+         *         "status": "failed",
+         *         "created": "2026-11-26T01:07:38.623Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "amount_atom": 1000,
+         *         "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "payment_method": "pm_sandbox_declined",
+         *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
+         *         "amount_refunded_atom": 0
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:38.641Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: {
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
                 [key: string]: unknown;
-            } | null;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "type": "payment.refunded",
+         *       "aggregate_type": "payment",
+         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "data": {
+         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "object": "payment",
+         *         "status": "partially_refunded",
+         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "amount_atom": 1000,
+         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "failure_message": null,
+         *         "amount_refunded_atom": 400
+         *       },
+         *       "previous_data": {
+         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "object": "payment",
+         *         "status": "succeeded",
+         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "amount_atom": 1000,
+         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "failure_message": null,
+         *         "amount_refunded_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:40.090Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentRefundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Payment"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Payment"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "type": "checkout.session.created",
+         *       "aggregate_type": "checkout_session",
+         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "data": {
+         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6zem89fay0079j8prc295cp",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:42.078Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CheckoutSessionCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "type": "checkout.session.updated",
+         *       "aggregate_type": "checkout_session",
+         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "data": {
+         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {
+         *           "cart": "42"
+         *         },
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.209Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as7027tyfpmev72nmzm9xgfcr",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:42.239Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CheckoutSessionUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "type": "checkout.session.deleted",
+         *       "aggregate_type": "checkout_session",
+         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "data": {
+         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "deleted": true,
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.288Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {
+         *           "cart": "42"
+         *         },
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {
+         *           "cart": "42"
+         *         },
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as709qpcfr6b47ehg2kh1rg42",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:42.290Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CheckoutSessionDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSessionDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "type": "checkout.session.completed",
+         *       "aggregate_type": "checkout_session",
+         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "data": {
+         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "complete",
+         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.181Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": "2026-11-26T01:07:42.181Z",
+         *         "subscription": null,
+         *         "customer_email": "new-buyer@example.com",
+         *         "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *         "payment_status": "paid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6zhva738ay1fgts6tfr631r",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:42.184Z",
+         *       "actor_type": "customer",
+         *       "actor_id": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga"
+         *     }
+         */
+        CheckoutSessionCompletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.completed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "type": "checkout.session.expired",
+         *       "aggregate_type": "checkout_session",
+         *       "aggregate_id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *       "data": {
+         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "expired",
+         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-27T01:07:42.359Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": "2026-11-27T01:07:42.359Z",
+         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "mode": "payment",
+         *         "object": "checkout_session",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:42.359Z",
+         *         "currency": "usd",
+         *         "customer": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "cancel_url": null,
+         *         "expired_at": null,
+         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "line_items": [
+         *           {
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 2,
+         *             "amount_atom": 1000,
+         *             "description": "Pro",
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "success_url": "https://example.com/thanks",
+         *         "completed_at": null,
+         *         "subscription": null,
+         *         "customer_email": null,
+         *         "payment_intent": null,
+         *         "payment_status": "unpaid",
+         *         "amount_total_atom": 1000,
+         *         "subscription_data": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-27T01:07:42.359Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        CheckoutSessionExpiredEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.expired";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "checkout_session";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CheckoutSession"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CheckoutSession"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "type": "payment_intent.created",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "object": "payment_intent",
+         *         "status": "requires_confirmation",
+         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:38.368Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "type": "payment_intent.processing",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "object": "payment_intent",
+         *         "status": "processing",
+         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "object": "payment_intent",
+         *         "status": "requires_confirmation",
+         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:38.399Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentProcessingEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.processing";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "type": "payment_intent.requires_action",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "object": "payment_intent",
+         *         "status": "requires_action",
+         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.823Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_requires_action",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "object": "payment_intent",
+         *         "status": "requires_confirmation",
+         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.808Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_requires_action",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6jh67h38nrqqhpt7mvvgwxt",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:38.839Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentRequiresActionEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.requires_action";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "type": "payment_intent.amount_capturable_updated",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "object": "payment_intent",
+         *         "status": "requires_capture",
+         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "manual",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 1000
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "object": "payment_intent",
+         *         "status": "processing",
+         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:39.202Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "manual",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6kex4avaa4w1adz0s81k0pr",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:39.725Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentAmountCapturableUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.amount_capturable_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "type": "payment_intent.succeeded",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "object": "payment_intent",
+         *         "status": "succeeded",
+         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.454Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 1000,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "object": "payment_intent",
+         *         "status": "processing",
+         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:38.475Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentSucceededEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "type": "payment_intent.canceled",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "object": "payment_intent",
+         *         "status": "canceled",
+         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:39.841Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": "2026-11-26T01:07:39.841Z",
+         *         "capture_method": "manual",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "object": "payment_intent",
+         *         "status": "requires_capture",
+         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "manual",
+         *         "payment_method": "pm_sandbox_succeeds",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 1000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6pkvenhgye690xc7sczp4v8",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T01:07:39.856Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentCanceledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.canceled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "type": "payment_intent.payment_failed",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "object": "payment_intent",
+         *         "status": "requires_payment_method",
+         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.667Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": null,
+         *         "last_payment_error": "Your card was declined (sandbox payment method pm_sandbox_declined).",
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "object": "payment_intent",
+         *         "status": "processing",
+         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.578Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_declined",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:38.701Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentPaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "type": "payment_intent.partially_funded",
+         *       "aggregate_type": "payment_intent",
+         *       "aggregate_id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *       "data": {
+         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "object": "payment_intent",
+         *         "status": "partially_funded",
+         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.965Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_partially_funded",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 500,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "previous_data": {
+         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "object": "payment_intent",
+         *         "status": "processing",
+         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T01:07:38.929Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "canceled_at": null,
+         *         "capture_method": "automatic",
+         *         "payment_method": "pm_sandbox_partially_funded",
+         *         "last_payment_error": null,
+         *         "amount_received_atom": 0,
+         *         "amount_capturable_atom": 0
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6k02dzr9v1yrrbdc91h8n20",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:38.970Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PaymentIntentPartiallyFundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.partially_funded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_intent";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentIntent"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentIntent"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "type": "customer.subscription.created",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6ybvpq9k0ngpshnet4hxdqa",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:41.845Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerSubscriptionCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "type": "customer.subscription.updated",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "previous_data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6yrqcfbg8nqnmxf9pgrw2ge",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:41.906Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerSubscriptionUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "type": "customer.subscription.paused",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "paused",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "previous_data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6yy6j04tz12a1pywk6yf98t",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:41.959Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerSubscriptionPausedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.paused";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "type": "customer.subscription.resumed",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "previous_data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "paused",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6z4bzkabkanvq3jzbrxqata",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T01:07:41.992Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerSubscriptionResumedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.resumed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "type": "customer.subscription.cancelled",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "cancelled",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:42.009Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": "2026-11-26T01:07:42.009Z",
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "previous_data": {
+         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "active",
+         *         "created": "2026-11-26T01:07:41.792Z",
+         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "plan": "pro"
+         *         },
+         *         "paused_at": null,
+         *         "trial_end": null,
+         *         "cancelled_at": null,
+         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "default_payment_method": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6z6q86f4gfkkdzdbwgg39a8",
+         *       "version": 1,
+         *       "sequence": 5,
+         *       "created": "2026-11-26T01:07:42.015Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerSubscriptionCancelledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.cancelled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "type": "customer.subscription.trial_will_end",
+         *       "aggregate_type": "subscription",
+         *       "aggregate_id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *       "data": {
+         *         "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "items": [
+         *           {
+         *             "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1
+         *           }
+         *         ],
+         *         "object": "subscription",
+         *         "status": "trialing",
+         *         "created": "2026-11-26T01:07:42.036Z",
+         *         "updated": "2026-11-26T01:07:42.036Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "paused_at": null,
+         *         "trial_end": "2026-12-03T01:07:42.036Z",
+         *         "cancelled_at": null,
+         *         "latest_invoice": null,
+         *         "current_period_end": "2026-12-03T01:07:42.036Z",
+         *         "cancel_at_period_end": false,
+         *         "current_period_start": "2026-11-26T01:07:42.036Z",
+         *         "default_payment_method": "pm_sandbox_succeeds"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        CustomerSubscriptionTrialWillEndEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.trial_will_end";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Subscription"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Subscription"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "type": "invoice.created",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "draft",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": null,
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6rhmkywb2b5tfkce0ychxq4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:40.359Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoiceCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "type": "invoice.finalized",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "draft",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": null,
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6rycn2wgmz779f65ps9hczw",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:40.423Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoiceFinalizedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.finalized";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "type": "invoice.paid",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "paid",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": "2026-11-26T01:07:40.625Z",
+         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "due_amount_atom": 0,
+         *         "paid_amount_atom": 500,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:40.633Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoicePaidEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "type": "invoice.payment_succeeded",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "paid",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": "2026-11-26T01:07:40.625Z",
+         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "due_amount_atom": 0,
+         *         "paid_amount_atom": 500,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T01:07:40.646Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoicePaymentSucceededEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_succeeded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "type": "invoice.payment_failed",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *       "data": {
+         *         "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:40.957Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.067Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.067Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6vwbjk4vsgmk0s5ngt3vam0",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:41.273Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoicePaymentFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "type": "invoice.payment_action_required",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *       "data": {
+         *         "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:41.307Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.345Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.345Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6wprw7dv6c3kswb97fss0sj",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:41.391Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoicePaymentActionRequiredEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_action_required";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "type": "invoice.overdue",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *       "data": {
+         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-27T01:07:41.716Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": "2026-11-27T01:07:41.716Z",
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.764Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-27T01:07:41.716Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        InvoiceOverdueEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.overdue";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "type": "invoice.voided",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *       "data": {
+         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "void",
+         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.472Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": "2026-11-26T01:07:41.472Z",
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.446Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6x3b1tva9hjx2182x5am8z0",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:41.473Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoiceVoidedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "type": "invoice.marked_uncollectible",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *       "data": {
+         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "uncollectible",
+         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.605Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "open",
+         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-26T01:07:41.552Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 500,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6xjy00454n8vmwzdeyqvg9p",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:41.657Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoiceMarkedUncollectibleEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.marked_uncollectible";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "type": "invoice.refunded",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "data": {
+         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "quantity": 1,
+         *             "amount_atom": 500,
+         *             "description": null,
+         *             "unit_amount_atom": 500
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "paid",
+         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "paid_at": "2026-11-26T01:07:40.625Z",
+         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": null,
+         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "subscription": null,
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 500,
+         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "due_amount_atom": 0,
+         *         "paid_amount_atom": 500,
+         *         "total_amount_atom": 500,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6tcqpkzdx51kyvv3n7afd32",
+         *       "version": 1,
+         *       "sequence": 5,
+         *       "created": "2026-11-26T01:07:40.841Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        InvoiceRefundedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.refunded";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "type": "invoice.upcoming",
+         *       "aggregate_type": "invoice",
+         *       "aggregate_id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *       "data": {
+         *         "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *         "lines": [
+         *           {
+         *             "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
+         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "quantity": 1,
+         *             "amount_atom": 2000,
+         *             "description": null,
+         *             "unit_amount_atom": 2000
+         *           }
+         *         ],
+         *         "object": "invoice",
+         *         "status": "draft",
+         *         "created": "2026-11-30T01:07:42.036Z",
+         *         "paid_at": null,
+         *         "updated": "2026-11-30T01:07:42.036Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "discount": null,
+         *         "due_date": null,
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "voided_at": null,
+         *         "overdue_at": null,
+         *         "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "finalized_at": null,
+         *         "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "attempt_count": 0,
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 2000,
+         *         "payment_intent": null,
+         *         "due_amount_atom": 2000,
+         *         "paid_amount_atom": 0,
+         *         "total_amount_atom": 2000,
+         *         "next_payment_attempt": null,
+         *         "marked_uncollectible_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        InvoiceUpcomingEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.upcoming";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "invoice";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Invoice"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Invoice"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "type": "customer.created",
+         *       "aggregate_type": "customer",
+         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "data": {
+         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "name": "Jenny",
+         *         "email": "jenny@example.com",
+         *         "object": "customer",
+         *         "created": "2026-11-26T01:07:38.014Z",
+         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "custom_fields": {}
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6fkbj5ad7pn83m1vn5aqq56",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:38.021Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "type": "customer.updated",
+         *       "aggregate_type": "customer",
+         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "data": {
+         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "name": "Jenny Rosen",
+         *         "email": "jenny@example.com",
+         *         "object": "customer",
+         *         "created": "2026-11-26T01:07:38.014Z",
+         *         "updated": "2026-11-26T01:07:38.090Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "custom_fields": {}
+         *       },
+         *       "previous_data": {
+         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "name": "Jenny",
+         *         "email": "jenny@example.com",
+         *         "object": "customer",
+         *         "created": "2026-11-26T01:07:38.014Z",
+         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "custom_fields": {}
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6frdyzxe09h7z665ze9fqx6",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:38.110Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Customer"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "type": "customer.deleted",
+         *       "aggregate_type": "customer",
+         *       "aggregate_id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *       "data": {
+         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "name": null,
+         *         "email": "leaving@example.com",
+         *         "object": "customer",
+         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "deleted": true,
+         *         "updated": "2026-11-26T01:07:38.167Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "custom_fields": {}
+         *       },
+         *       "previous_data": {
+         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "name": null,
+         *         "email": "leaving@example.com",
+         *         "object": "customer",
+         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "updated": "2026-11-26T01:07:38.128Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "custom_fields": {}
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6g6e8nee0f1x6ekajh7n3bm",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:38.170Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Customer"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "type": "customer.discount.created",
+         *       "aggregate_type": "customer_discount",
+         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "data": {
+         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "end": null,
+         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "coupon": {
+         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "name": "Ten percent",
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.666Z",
+         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "currency": null,
+         *           "duration": "forever",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": 10,
+         *           "times_redeemed": 1,
+         *           "amount_off_atom": null,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "object": "discount",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6g9t126crwzkx9fwf7j0wmy",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:38.236Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerDiscountCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "type": "customer.discount.updated",
+         *       "aggregate_type": "customer_discount",
+         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "data": {
+         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "end": null,
+         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "coupon": {
+         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "name": null,
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.744Z",
+         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "currency": "usd",
+         *           "duration": "once",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": null,
+         *           "times_redeemed": 1,
+         *           "amount_off_atom": 500,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "object": "discount",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false
+         *       },
+         *       "previous_data": {
+         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "end": null,
+         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "coupon": {
+         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "name": "Ten percent",
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.666Z",
+         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "currency": null,
+         *           "duration": "forever",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": 10,
+         *           "times_redeemed": 1,
+         *           "amount_off_atom": null,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "object": "discount",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gjvs64z1x73ae6vsqx65e0",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:38.275Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerDiscountUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Discount"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "type": "customer.discount.deleted",
+         *       "aggregate_type": "customer_discount",
+         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "data": {
+         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "end": null,
+         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "coupon": {
+         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "name": null,
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.744Z",
+         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "currency": "usd",
+         *           "duration": "once",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": null,
+         *           "times_redeemed": 1,
+         *           "amount_off_atom": 500,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "object": "discount",
+         *         "deleted": true,
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false
+         *       },
+         *       "previous_data": {
+         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "end": null,
+         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "coupon": {
+         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "name": null,
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.744Z",
+         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "currency": "usd",
+         *           "duration": "once",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": null,
+         *           "times_redeemed": 1,
+         *           "amount_off_atom": 500,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "object": "discount",
+         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "livemode": false
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6gtf6gy6zan0kgrm6666fme",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T01:07:38.332Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CustomerDiscountDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_discount";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerDiscountDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Discount"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "type": "coupon.created",
+         *       "aggregate_type": "coupon",
+         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "data": {
+         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "name": null,
+         *         "valid": true,
+         *         "object": "coupon",
+         *         "created": "2026-11-26T01:07:37.666Z",
+         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "currency": null,
+         *         "duration": "forever",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "redeem_by": null,
+         *         "percent_off": 10,
+         *         "times_redeemed": 0,
+         *         "amount_off_atom": null,
+         *         "max_redemptions": null,
+         *         "duration_in_months": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6e5zrbc60bxvpx53n30efe8",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:37.679Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CouponCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "type": "coupon.updated",
+         *       "aggregate_type": "coupon",
+         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "data": {
+         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "name": "Ten percent",
+         *         "valid": true,
+         *         "object": "coupon",
+         *         "created": "2026-11-26T01:07:37.666Z",
+         *         "updated": "2026-11-26T01:07:37.816Z",
+         *         "currency": null,
+         *         "duration": "forever",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "redeem_by": null,
+         *         "percent_off": 10,
+         *         "times_redeemed": 0,
+         *         "amount_off_atom": null,
+         *         "max_redemptions": null,
+         *         "duration_in_months": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "name": null,
+         *         "valid": true,
+         *         "object": "coupon",
+         *         "created": "2026-11-26T01:07:37.666Z",
+         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "currency": null,
+         *         "duration": "forever",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "redeem_by": null,
+         *         "percent_off": 10,
+         *         "times_redeemed": 0,
+         *         "amount_off_atom": null,
+         *         "max_redemptions": null,
+         *         "duration_in_months": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6esk7htbsxy82c9xvpqg4e2",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:37.858Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CouponUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Coupon"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "type": "coupon.deleted",
+         *       "aggregate_type": "coupon",
+         *       "aggregate_id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *       "data": {
+         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "name": null,
+         *         "valid": false,
+         *         "object": "coupon",
+         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "deleted": true,
+         *         "updated": "2026-11-26T01:07:37.977Z",
+         *         "currency": null,
+         *         "duration": "forever",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "redeem_by": null,
+         *         "percent_off": 1,
+         *         "times_redeemed": 0,
+         *         "amount_off_atom": null,
+         *         "max_redemptions": null,
+         *         "duration_in_months": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "name": null,
+         *         "valid": true,
+         *         "object": "coupon",
+         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "updated": "2026-11-26T01:07:37.913Z",
+         *         "currency": null,
+         *         "duration": "forever",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "redeem_by": null,
+         *         "percent_off": 1,
+         *         "times_redeemed": 0,
+         *         "amount_off_atom": null,
+         *         "max_redemptions": null,
+         *         "duration_in_months": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6feh1fn849y0qypt0da1rq2",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:37.981Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        CouponDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "coupon";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CouponDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Coupon"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "type": "price.created",
+         *       "aggregate_type": "price",
+         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "data": {
+         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "type": "recurring",
+         *         "active": true,
+         *         "object": "price",
+         *         "created": "2026-11-26T01:07:37.225Z",
+         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "nickname": null,
+         *         "recurring": {
+         *           "interval": "month",
+         *           "interval_count": 1
+         *         },
+         *         "unit_amount_atom": 2000
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6cdpw5qzw4de4x8fh2pmd4m",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:37.239Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PriceCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "type": "price.updated",
+         *       "aggregate_type": "price",
+         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "data": {
+         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "type": "recurring",
+         *         "active": true,
+         *         "object": "price",
+         *         "created": "2026-11-26T01:07:37.225Z",
+         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "updated": "2026-11-26T01:07:37.349Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "nickname": "Monthly",
+         *         "recurring": {
+         *           "interval": "month",
+         *           "interval_count": 1
+         *         },
+         *         "unit_amount_atom": 2000
+         *       },
+         *       "previous_data": {
+         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "type": "recurring",
+         *         "active": true,
+         *         "object": "price",
+         *         "created": "2026-11-26T01:07:37.225Z",
+         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "nickname": null,
+         *         "recurring": {
+         *           "interval": "month",
+         *           "interval_count": 1
+         *         },
+         *         "unit_amount_atom": 2000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6czdvfx885daqpcpcg7qx3r",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:37.360Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PriceUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Price"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "type": "price.deleted",
+         *       "aggregate_type": "price",
+         *       "aggregate_id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *       "data": {
+         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "type": "one_time",
+         *         "active": true,
+         *         "object": "price",
+         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "deleted": true,
+         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "updated": "2026-11-26T01:07:37.485Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "nickname": null,
+         *         "recurring": null,
+         *         "unit_amount_atom": 100
+         *       },
+         *       "previous_data": {
+         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "type": "one_time",
+         *         "active": true,
+         *         "object": "price",
+         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "updated": "2026-11-26T01:07:37.414Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "nickname": null,
+         *         "recurring": null,
+         *         "unit_amount_atom": 100
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6dfa6t01tancrntrxwebk6p",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:37.499Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        PriceDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "price";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PriceDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Price"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "type": "product.created",
+         *       "aggregate_type": "product",
+         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "data": {
+         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "name": "Pro",
+         *         "active": true,
+         *         "object": "product",
+         *         "created": "2026-11-26T01:07:36.371Z",
+         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "description": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as64zbsbcrxz1vtnwbypqrm5e",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:36.398Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        ProductCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "type": "product.updated",
+         *       "aggregate_type": "product",
+         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "data": {
+         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "name": "Pro",
+         *         "active": true,
+         *         "object": "product",
+         *         "created": "2026-11-26T01:07:36.371Z",
+         *         "updated": "2026-11-26T01:07:36.818Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "description": "The pro plan"
+         *       },
+         *       "previous_data": {
+         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "name": "Pro",
+         *         "active": true,
+         *         "object": "product",
+         *         "created": "2026-11-26T01:07:36.371Z",
+         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "description": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6acbmm6v7tcs6jf1e5t3gv4",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:36.853Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        ProductUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Product"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "type": "product.deleted",
+         *       "aggregate_type": "product",
+         *       "aggregate_id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *       "data": {
+         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "name": "Spare",
+         *         "active": true,
+         *         "object": "product",
+         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "deleted": true,
+         *         "updated": "2026-11-26T01:07:37.600Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "description": null
+         *       },
+         *       "previous_data": {
+         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "name": "Spare",
+         *         "active": true,
+         *         "object": "product",
+         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "updated": "2026-11-26T01:07:37.062Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "description": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6drpx1ea53fw177fqxcgp26",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:37.604Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        ProductDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "product";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ProductDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Product"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "type": "refund.created",
+         *       "aggregate_type": "refund",
+         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "data": {
+         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "object": "refund",
+         *         "reason": null,
+         *         "status": "pending",
+         *         "created": "2026-11-26T01:07:40.054Z",
+         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 400,
+         *         "failure_reason": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T01:07:40.060Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        RefundCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "type": "refund.updated",
+         *       "aggregate_type": "refund",
+         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "data": {
+         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "object": "refund",
+         *         "reason": null,
+         *         "status": "succeeded",
+         *         "created": "2026-11-26T01:07:40.054Z",
+         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "updated": "2026-11-26T01:07:40.065Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 400,
+         *         "failure_reason": null
+         *       },
+         *       "previous_data": {
+         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "object": "refund",
+         *         "reason": null,
+         *         "status": "pending",
+         *         "created": "2026-11-26T01:07:40.054Z",
+         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 400,
+         *         "failure_reason": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:40.069Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        RefundUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "type": "refund.failed",
+         *       "aggregate_type": "refund",
+         *       "aggregate_id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *       "data": {
+         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "object": "refund",
+         *         "reason": null,
+         *         "status": "failed",
+         *         "created": "2026-11-26T01:07:40.214Z",
+         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
+         *         "updated": "2026-11-26T01:07:40.238Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
+         *       },
+         *       "previous_data": {
+         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "object": "refund",
+         *         "reason": null,
+         *         "status": "pending",
+         *         "created": "2026-11-26T01:07:40.214Z",
+         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
+         *         "updated": "2026-11-26T01:07:40.214Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "amount_atom": 1000,
+         *         "failure_reason": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1as6r67qgxnynm7q9k4gadj1er",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T01:07:40.255Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *     }
+         */
+        RefundFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "refund";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Refund"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Refund"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -3115,30 +11618,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Customer: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedCustomer: {
             id: string;
             /** @constant */
@@ -3153,66 +11632,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Coupon: {
-            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "coupon";
-            name: string | null;
-            /** @description Set for percentage coupons, else null. */
-            percent_off: number | null;
-            /** @description Set for fixed-amount coupons, else null. */
-            amount_off_atom: number | null;
-            currency: string | null;
-            /**
-             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
-             * @enum {string}
-             */
-            duration: "once" | "repeating" | "forever";
-            duration_in_months: number | null;
-            max_redemptions: number | null;
-            times_redeemed: number;
-            redeem_by: string | null;
-            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
-            valid: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedCoupon: {
             id: string;
             /** @constant */
             object: "coupon";
             /** @constant */
             deleted: true;
-        };
-        Discount: {
-            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "discount";
-            /** @description The customer's id. */
-            customer: string;
-            coupon: components["schemas"]["Coupon"];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
-            end: string | null;
-            livemode: boolean;
         };
         DeletedDiscount: {
             id: string;
@@ -3228,29 +11653,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Product: {
-            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "product";
-            name: string;
-            description: string | null;
-            active: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedProduct: {
             id: string;
             /** @constant */
@@ -3264,39 +11666,6 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Price: {
-            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "price";
-            product: string;
-            currency: string;
-            unit_amount_atom: number;
-            /** @enum {string} */
-            type: "one_time" | "recurring";
-            /** @description Null for one-time prices. */
-            recurring: {
-                /** @enum {string} */
-                interval: "day" | "week" | "month" | "year";
-                interval_count: number;
-            } | null;
-            nickname: string | null;
-            active: boolean;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
         };
         DeletedPrice: {
             id: string;
@@ -3312,65 +11681,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        PaymentIntent: {
-            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "payment_intent";
-            amount_atom: number;
-            amount_capturable_atom: number;
-            amount_received_atom: number;
-            currency: string;
-            customer: string | null;
-            invoice: string | null;
-            /** @enum {string} */
-            status: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
-            /** @enum {string} */
-            capture_method: "automatic" | "manual";
-            payment_method: string | null;
-            last_payment_error: string | null;
-            canceled_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         PaymentList: {
             items: components["schemas"]["Payment"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Payment: {
-            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "payment";
-            payment_intent: string;
-            amount_atom: number;
-            amount_refunded_atom: number;
-            currency: string;
-            /** @enum {string} */
-            status: "succeeded" | "failed" | "refunded" | "partially_refunded";
-            payment_method: string;
-            failure_message: string | null;
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
         };
         RefundList: {
             items: components["schemas"]["Refund"][];
@@ -3379,33 +11695,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Refund: {
-            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "refund";
-            payment: string;
-            amount_atom: number;
-            currency: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            reason: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
-            failure_reason: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         InvoiceList: {
             items: components["schemas"]["Invoice"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -3413,119 +11702,12 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        Invoice: {
-            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "invoice";
-            customer: string;
-            subscription: string | null;
-            /** @enum {string} */
-            status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            currency: string;
-            /** @description Σ line amounts. */
-            subtotal_atom: number;
-            /** @description Set at finalization from the customer's discount. */
-            discount_atom: number;
-            /** @description subtotal − discount, never negative. */
-            total_amount_atom: number;
-            /** @description total − paid. */
-            due_amount_atom: number;
-            paid_amount_atom: number;
-            /** @description The customer discount (`di_…`) applied at finalization. */
-            discount: string | null;
-            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
-            payment_intent: string | null;
-            description: string | null;
-            due_date: string | null;
-            lines: components["schemas"]["InvoiceLine"][];
-            finalized_at: string | null;
-            paid_at: string | null;
-            voided_at: string | null;
-            marked_uncollectible_at: string | null;
-            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
-            overdue_at: string | null;
-            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
-            attempt_count: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
-            next_payment_attempt: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        InvoiceLine: {
-            /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            price: string | null;
-            description: string | null;
-            quantity: number;
-            unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom. */
-            amount_atom: number;
-        };
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        Subscription: {
-            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "subscription";
-            customer: string;
-            /** @enum {string} */
-            status: "trialing" | "active" | "past_due" | "paused" | "cancelled";
-            currency: string;
-            items: {
-                id: string;
-                price: string;
-                quantity: number;
-            }[];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            current_period_start: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            current_period_end: string;
-            trial_end: string | null;
-            cancel_at_period_end: boolean;
-            cancelled_at: string | null;
-            paused_at: string | null;
-            /** @description The newest invoice (`in_…`) it produced. */
-            latest_invoice: string | null;
-            default_payment_method: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
         };
         SubscriptionItemList: {
             items: components["schemas"]["SubscriptionItem"][];
@@ -3608,71 +11790,6 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        CheckoutSession: {
-            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "checkout_session";
-            /** @enum {string} */
-            mode: "payment" | "subscription";
-            /** @enum {string} */
-            status: "open" | "complete" | "expired";
-            /**
-             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
-             * @enum {string}
-             */
-            payment_status: "unpaid" | "paid" | "no_payment_required";
-            /** @description The hosted checkout page: send the customer's browser there. */
-            url: string;
-            success_url: string;
-            cancel_url: string | null;
-            /** @description Named at creation, else the customer found or created at completion. */
-            customer: string | null;
-            customer_email: string | null;
-            currency: string;
-            line_items: components["schemas"]["CheckoutLineItem"][];
-            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
-            amount_total_atom: number;
-            subscription_data: {
-                trial_period_days: number | null;
-            } | null;
-            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
-            payment_intent: string | null;
-            /** @description The subscription it started (subscription mode). */
-            subscription: string | null;
-            /** @description The subscription's first invoice (none with a trial). */
-            invoice: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            expires_at: string;
-            completed_at: string | null;
-            expired_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        CheckoutLineItem: {
-            price: string;
-            quantity: number;
-            /** @description The product's name (and the price's nickname) at creation. */
-            description: string | null;
-            unit_amount_atom: number;
-            /** @description unit_amount_atom × quantity. */
-            amount_atom: number;
         };
         DeletedCheckoutSession: {
             id: string;
@@ -3896,16 +12013,49 @@ export type components = {
             /** @constant */
             object: "event_feed";
             /** @description Oldest first: new events, preceded by those of the 5 s before the cursor (skip ids you already have). */
-            items: components["schemas"]["WebhookPayload"][];
+            items: components["schemas"]["WebhookEvent"][];
             /** @description Pass as `after` on the next call (store it to resume later). */
             next_cursor: string;
         };
-        /** @description Exactly the JSON body a webhook delivery of the event carries. */
-        WebhookPayload: {
+        /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"];
+        /**
+         * @description The webhook body of `payment.succeeded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "object": "event",
+         *       "type": "payment.succeeded",
+         *       "sequence": 1,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "object": "payment",
+         *           "status": "succeeded",
+         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "amount_atom": 1000,
+         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "failure_message": null,
+         *           "amount_refunded_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
             object: "event";
-            type: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
             created: number;
@@ -3916,12 +12066,3949 @@ export type components = {
              */
             test?: true;
             data: {
-                object: {
-                    [key: string]: unknown;
-                };
-                previous_attributes?: {
-                    [key: string]: unknown;
-                };
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PaymentPreviousAttributes: {
+            /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "payment";
+            payment_intent?: string;
+            amount_atom?: number;
+            amount_refunded_atom?: number;
+            currency?: string;
+            /** @enum {string} */
+            status?: "succeeded" | "failed" | "refunded" | "partially_refunded";
+            payment_method?: string;
+            failure_message?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+        };
+        /**
+         * @description The webhook body of `payment.failed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "object": "event",
+         *       "type": "payment.failed",
+         *       "sequence": 1,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *           "object": "payment",
+         *           "status": "failed",
+         *           "created": "2026-11-26T01:07:38.623Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "amount_atom": 1000,
+         *           "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "payment_method": "pm_sandbox_declined",
+         *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
+         *           "amount_refunded_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment.refunded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "object": "event",
+         *       "type": "payment.refunded",
+         *       "sequence": 2,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "object": "payment",
+         *           "status": "partially_refunded",
+         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "amount_atom": 1000,
+         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "failure_message": null,
+         *           "amount_refunded_atom": 400
+         *         },
+         *         "previous_attributes": {
+         *           "status": "succeeded",
+         *           "amount_refunded_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentRefundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.refunded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Payment"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `checkout.session.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "object": "event",
+         *       "type": "checkout.session.created",
+         *       "sequence": 1,
+         *       "created": 1795655262,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "mode": "payment",
+         *           "object": "checkout_session",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "currency": "usd",
+         *           "customer": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "cancel_url": null,
+         *           "expired_at": null,
+         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "line_items": [
+         *             {
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 2,
+         *               "amount_atom": 1000,
+         *               "description": "Pro",
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "success_url": "https://example.com/thanks",
+         *           "completed_at": null,
+         *           "subscription": null,
+         *           "customer_email": null,
+         *           "payment_intent": null,
+         *           "payment_status": "unpaid",
+         *           "amount_total_atom": 1000,
+         *           "subscription_data": null
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutSessionCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CheckoutSessionPreviousAttributes: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "checkout_session";
+            /** @enum {string} */
+            mode?: "payment" | "subscription";
+            /** @enum {string} */
+            status?: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status?: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url?: string;
+            success_url?: string;
+            cancel_url?: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer?: string | null;
+            customer_email?: string | null;
+            currency?: string;
+            line_items?: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom?: number;
+            subscription_data?: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent?: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription?: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at?: string;
+            completed_at?: string | null;
+            expired_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `checkout.session.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "object": "event",
+         *       "type": "checkout.session.updated",
+         *       "sequence": 2,
+         *       "created": 1795655262,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "mode": "payment",
+         *           "object": "checkout_session",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "currency": "usd",
+         *           "customer": null,
+         *           "livemode": false,
+         *           "metadata": {
+         *             "cart": "42"
+         *           },
+         *           "cancel_url": null,
+         *           "expired_at": null,
+         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "line_items": [
+         *             {
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 2,
+         *               "amount_atom": 1000,
+         *               "description": "Pro",
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "success_url": "https://example.com/thanks",
+         *           "completed_at": null,
+         *           "subscription": null,
+         *           "customer_email": null,
+         *           "payment_intent": null,
+         *           "payment_status": "unpaid",
+         *           "amount_total_atom": 1000,
+         *           "subscription_data": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:42.209Z",
+         *           "metadata": {}
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutSessionUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `checkout.session.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "object": "event",
+         *       "type": "checkout.session.deleted",
+         *       "sequence": 3,
+         *       "created": 1795655262,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "mode": "payment",
+         *           "object": "checkout_session",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "deleted": true,
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:42.288Z",
+         *           "currency": "usd",
+         *           "customer": null,
+         *           "livemode": false,
+         *           "metadata": {
+         *             "cart": "42"
+         *           },
+         *           "cancel_url": null,
+         *           "expired_at": null,
+         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "line_items": [
+         *             {
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 2,
+         *               "amount_atom": 1000,
+         *               "description": "Pro",
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "success_url": "https://example.com/thanks",
+         *           "completed_at": null,
+         *           "subscription": null,
+         *           "customer_email": null,
+         *           "payment_intent": null,
+         *           "payment_status": "unpaid",
+         *           "amount_total_atom": 1000,
+         *           "subscription_data": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutSessionDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSessionDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CheckoutSessionDeletedPreviousAttributes: {
+            /** @example cs_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "checkout_session";
+            /** @enum {string} */
+            mode?: "payment" | "subscription";
+            /** @enum {string} */
+            status?: "open" | "complete" | "expired";
+            /**
+             * @description `paid` once complete with a payment; `no_payment_required` for a subscription that starts with a trial; else `unpaid`.
+             * @enum {string}
+             */
+            payment_status?: "unpaid" | "paid" | "no_payment_required";
+            /** @description The hosted checkout page: send the customer's browser there. */
+            url?: string;
+            success_url?: string;
+            cancel_url?: string | null;
+            /** @description Named at creation, else the customer found or created at completion. */
+            customer?: string | null;
+            customer_email?: string | null;
+            currency?: string;
+            line_items?: components["schemas"]["CheckoutLineItem"][];
+            /** @description Sum of the line items (a subscription's first period, before a customer discount). */
+            amount_total_atom?: number;
+            subscription_data?: {
+                trial_period_days: number | null;
+            } | null;
+            /** @description The payment intent that paid it (payment mode, or the subscription's first invoice). */
+            payment_intent?: string | null;
+            /** @description The subscription it started (subscription mode). */
+            subscription?: string | null;
+            /** @description The subscription's first invoice (none with a trial). */
+            invoice?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at?: string;
+            completed_at?: string | null;
+            expired_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `checkout.session.completed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "object": "event",
+         *       "type": "checkout.session.completed",
+         *       "sequence": 2,
+         *       "created": 1795655262,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "mode": "payment",
+         *           "object": "checkout_session",
+         *           "status": "complete",
+         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:42.181Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "cancel_url": null,
+         *           "expired_at": null,
+         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "line_items": [
+         *             {
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 2,
+         *               "amount_atom": 1000,
+         *               "description": "Pro",
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "success_url": "https://example.com/thanks",
+         *           "completed_at": "2026-11-26T01:07:42.181Z",
+         *           "subscription": null,
+         *           "customer_email": "new-buyer@example.com",
+         *           "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *           "payment_status": "paid",
+         *           "amount_total_atom": 1000,
+         *           "subscription_data": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "customer": null,
+         *           "completed_at": null,
+         *           "customer_email": null,
+         *           "payment_intent": null,
+         *           "payment_status": "unpaid"
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutSessionCompletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.completed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `checkout.session.expired`.
+         * @example {
+         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "object": "event",
+         *       "type": "checkout.session.expired",
+         *       "sequence": 2,
+         *       "created": 1795741662,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "mode": "payment",
+         *           "object": "checkout_session",
+         *           "status": "expired",
+         *           "created": "2026-11-26T01:07:42.359Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-27T01:07:42.359Z",
+         *           "currency": "usd",
+         *           "customer": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "cancel_url": null,
+         *           "expired_at": "2026-11-27T01:07:42.359Z",
+         *           "expires_at": "2026-11-27T01:07:42.359Z",
+         *           "line_items": [
+         *             {
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 2,
+         *               "amount_atom": 1000,
+         *               "description": "Pro",
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "success_url": "https://example.com/thanks",
+         *           "completed_at": null,
+         *           "subscription": null,
+         *           "customer_email": null,
+         *           "payment_intent": null,
+         *           "payment_status": "unpaid",
+         *           "amount_total_atom": 1000,
+         *           "subscription_data": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T01:07:42.359Z",
+         *           "expired_at": null
+         *         }
+         *       }
+         *     }
+         */
+        CheckoutSessionExpiredWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "checkout.session.expired";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CheckoutSession"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CheckoutSessionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "object": "event",
+         *       "type": "payment_intent.created",
+         *       "sequence": 1,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "object": "payment_intent",
+         *           "status": "requires_confirmation",
+         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.360Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PaymentIntentPreviousAttributes: {
+            /** @example pi_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "payment_intent";
+            amount_atom?: number;
+            amount_capturable_atom?: number;
+            amount_received_atom?: number;
+            currency?: string;
+            customer?: string | null;
+            invoice?: string | null;
+            /** @enum {string} */
+            status?: "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "requires_capture" | "partially_funded" | "succeeded" | "canceled";
+            /** @enum {string} */
+            capture_method?: "automatic" | "manual";
+            payment_method?: string | null;
+            last_payment_error?: string | null;
+            canceled_at?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `payment_intent.processing`.
+         * @example {
+         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "object": "event",
+         *       "type": "payment_intent.processing",
+         *       "sequence": 2,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "object": "payment_intent",
+         *           "status": "processing",
+         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "requires_confirmation",
+         *           "updated": "2026-11-26T01:07:38.360Z"
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentProcessingWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.processing";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.requires_action`.
+         * @example {
+         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "object": "event",
+         *       "type": "payment_intent.requires_action",
+         *       "sequence": 2,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *           "object": "payment_intent",
+         *           "status": "requires_action",
+         *           "created": "2026-11-26T01:07:38.808Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.823Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": "pm_sandbox_requires_action",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "requires_confirmation",
+         *           "updated": "2026-11-26T01:07:38.808Z"
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentRequiresActionWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.requires_action";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.amount_capturable_updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "object": "event",
+         *       "type": "payment_intent.amount_capturable_updated",
+         *       "sequence": 3,
+         *       "created": 1795655259,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "object": "payment_intent",
+         *           "status": "requires_capture",
+         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "manual",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 1000
+         *         },
+         *         "previous_attributes": {
+         *           "status": "processing",
+         *           "updated": "2026-11-26T01:07:39.202Z",
+         *           "amount_capturable_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentAmountCapturableUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.amount_capturable_updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.succeeded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "object": "event",
+         *       "type": "payment_intent.succeeded",
+         *       "sequence": 3,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "object": "payment_intent",
+         *           "status": "succeeded",
+         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.454Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 1000,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "processing",
+         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "amount_received_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.canceled`.
+         * @example {
+         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "object": "event",
+         *       "type": "payment_intent.canceled",
+         *       "sequence": 4,
+         *       "created": 1795655259,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "object": "payment_intent",
+         *           "status": "canceled",
+         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:39.841Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": "2026-11-26T01:07:39.841Z",
+         *           "capture_method": "manual",
+         *           "payment_method": "pm_sandbox_succeeds",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "requires_capture",
+         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "canceled_at": null,
+         *           "amount_capturable_atom": 1000
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentCanceledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.canceled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.payment_failed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "object": "event",
+         *       "type": "payment_intent.payment_failed",
+         *       "sequence": 3,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "object": "payment_intent",
+         *           "status": "requires_payment_method",
+         *           "created": "2026-11-26T01:07:38.564Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.667Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": null,
+         *           "last_payment_error": "Your card was declined (sandbox payment method pm_sandbox_declined).",
+         *           "amount_received_atom": 0,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "processing",
+         *           "updated": "2026-11-26T01:07:38.578Z",
+         *           "payment_method": "pm_sandbox_declined",
+         *           "last_payment_error": null
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentPaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.payment_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `payment_intent.partially_funded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "object": "event",
+         *       "type": "payment_intent.partially_funded",
+         *       "sequence": 3,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *           "object": "payment_intent",
+         *           "status": "partially_funded",
+         *           "created": "2026-11-26T01:07:38.893Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T01:07:38.965Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "canceled_at": null,
+         *           "capture_method": "automatic",
+         *           "payment_method": "pm_sandbox_partially_funded",
+         *           "last_payment_error": null,
+         *           "amount_received_atom": 500,
+         *           "amount_capturable_atom": 0
+         *         },
+         *         "previous_attributes": {
+         *           "status": "processing",
+         *           "updated": "2026-11-26T01:07:38.929Z",
+         *           "amount_received_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        PaymentIntentPartiallyFundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_intent.partially_funded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentIntent"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentIntentPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.subscription.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "object": "event",
+         *       "type": "customer.subscription.created",
+         *       "sequence": 1,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "active",
+         *           "created": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "paused_at": null,
+         *           "trial_end": null,
+         *           "cancelled_at": null,
+         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "default_payment_method": null
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        SubscriptionPreviousAttributes: {
+            /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "subscription";
+            customer?: string;
+            /** @enum {string} */
+            status?: "trialing" | "active" | "past_due" | "paused" | "cancelled";
+            currency?: string;
+            items?: {
+                id: string;
+                price: string;
+                quantity: number;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_start?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            current_period_end?: string;
+            trial_end?: string | null;
+            cancel_at_period_end?: boolean;
+            cancelled_at?: string | null;
+            paused_at?: string | null;
+            /** @description The newest invoice (`in_…`) it produced. */
+            latest_invoice?: string | null;
+            default_payment_method?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `customer.subscription.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "object": "event",
+         *       "type": "customer.subscription.updated",
+         *       "sequence": 2,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "active",
+         *           "created": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {
+         *             "plan": "pro"
+         *           },
+         *           "paused_at": null,
+         *           "trial_end": null,
+         *           "cancelled_at": null,
+         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "default_payment_method": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "metadata": {}
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.subscription.paused`.
+         * @example {
+         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "object": "event",
+         *       "type": "customer.subscription.paused",
+         *       "sequence": 3,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "paused",
+         *           "created": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {
+         *             "plan": "pro"
+         *           },
+         *           "paused_at": "2026-11-26T01:07:41.944Z",
+         *           "trial_end": null,
+         *           "cancelled_at": null,
+         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "default_payment_method": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "paused_at": null
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionPausedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.paused";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.subscription.resumed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "object": "event",
+         *       "type": "customer.subscription.resumed",
+         *       "sequence": 4,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "active",
+         *           "created": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {
+         *             "plan": "pro"
+         *           },
+         *           "paused_at": null,
+         *           "trial_end": null,
+         *           "cancelled_at": null,
+         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "default_payment_method": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "paused",
+         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "paused_at": "2026-11-26T01:07:41.944Z"
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionResumedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.resumed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.subscription.cancelled`.
+         * @example {
+         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "object": "event",
+         *       "type": "customer.subscription.cancelled",
+         *       "sequence": 5,
+         *       "created": 1795655262,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "cancelled",
+         *           "created": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T01:07:42.009Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {
+         *             "plan": "pro"
+         *           },
+         *           "paused_at": null,
+         *           "trial_end": null,
+         *           "cancelled_at": "2026-11-26T01:07:42.009Z",
+         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
+         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "default_payment_method": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "cancelled_at": null
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionCancelledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.cancelled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.subscription.trial_will_end`.
+         * @example {
+         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "object": "event",
+         *       "type": "customer.subscription.trial_will_end",
+         *       "sequence": 2,
+         *       "created": 1796000862,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "items": [
+         *             {
+         *               "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1
+         *             }
+         *           ],
+         *           "object": "subscription",
+         *           "status": "trialing",
+         *           "created": "2026-11-26T01:07:42.036Z",
+         *           "updated": "2026-11-26T01:07:42.036Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "paused_at": null,
+         *           "trial_end": "2026-12-03T01:07:42.036Z",
+         *           "cancelled_at": null,
+         *           "latest_invoice": null,
+         *           "current_period_end": "2026-12-03T01:07:42.036Z",
+         *           "cancel_at_period_end": false,
+         *           "current_period_start": "2026-11-26T01:07:42.036Z",
+         *           "default_payment_method": "pm_sandbox_succeeds"
+         *         }
+         *       }
+         *     }
+         */
+        CustomerSubscriptionTrialWillEndWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.subscription.trial_will_end";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Subscription"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["SubscriptionPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "object": "event",
+         *       "type": "invoice.created",
+         *       "sequence": 1,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "draft",
+         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": null,
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        InvoicePreviousAttributes: {
+            /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "invoice";
+            customer?: string;
+            subscription?: string | null;
+            /** @enum {string} */
+            status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+            currency?: string;
+            /** @description Σ line amounts. */
+            subtotal_atom?: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom?: number;
+            /** @description subtotal − discount, never negative. */
+            total_amount_atom?: number;
+            /** @description total − paid. */
+            due_amount_atom?: number;
+            paid_amount_atom?: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount?: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent?: string | null;
+            description?: string | null;
+            due_date?: string | null;
+            lines?: components["schemas"]["InvoiceLine"][];
+            finalized_at?: string | null;
+            paid_at?: string | null;
+            voided_at?: string | null;
+            marked_uncollectible_at?: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at?: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count?: number;
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            next_payment_attempt?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `invoice.finalized`.
+         * @example {
+         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "object": "event",
+         *       "type": "invoice.finalized",
+         *       "sequence": 2,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "draft",
+         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "finalized_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceFinalizedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.finalized";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.paid`.
+         * @example {
+         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "object": "event",
+         *       "type": "invoice.paid",
+         *       "sequence": 3,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "paid",
+         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "paid_at": "2026-11-26T01:07:40.625Z",
+         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "due_amount_atom": 0,
+         *           "paid_amount_atom": 500,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        InvoicePaidWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.paid";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.payment_succeeded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "object": "event",
+         *       "type": "invoice.payment_succeeded",
+         *       "sequence": 4,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "paid",
+         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "paid_at": "2026-11-26T01:07:40.625Z",
+         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "due_amount_atom": 0,
+         *           "paid_amount_atom": 500,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0
+         *         }
+         *       }
+         *     }
+         */
+        InvoicePaymentSucceededWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_succeeded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.payment_failed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "object": "event",
+         *       "type": "invoice.payment_failed",
+         *       "sequence": 3,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:40.957Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:41.067Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:41.067Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoicePaymentFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.payment_action_required`.
+         * @example {
+         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "object": "event",
+         *       "type": "invoice.payment_action_required",
+         *       "sequence": 3,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:41.307Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:41.345Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:41.345Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoicePaymentActionRequiredWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.payment_action_required";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.overdue`.
+         * @example {
+         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "object": "event",
+         *       "type": "invoice.overdue",
+         *       "sequence": 3,
+         *       "created": 1795741661,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "open",
+         *           "created": "2026-11-26T01:07:41.737Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-27T01:07:41.716Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": "2026-11-27T01:07:41.716Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": "2026-11-27T01:07:41.716Z",
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:41.764Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:41.764Z",
+         *           "overdue_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceOverdueWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.overdue";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.voided`.
+         * @example {
+         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "object": "event",
+         *       "type": "invoice.voided",
+         *       "sequence": 3,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "void",
+         *           "created": "2026-11-26T01:07:41.422Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:41.472Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": "2026-11-26T01:07:41.472Z",
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:41.446Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T01:07:41.446Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceVoidedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.voided";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.marked_uncollectible`.
+         * @example {
+         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "object": "event",
+         *       "type": "invoice.marked_uncollectible",
+         *       "sequence": 3,
+         *       "created": 1795655261,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "uncollectible",
+         *           "created": "2026-11-26T01:07:41.497Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-26T01:07:41.605Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:41.552Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 500,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T01:07:41.552Z",
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceMarkedUncollectibleWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.marked_uncollectible";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.refunded`.
+         * @example {
+         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "object": "event",
+         *       "type": "invoice.refunded",
+         *       "sequence": 5,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
+         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "quantity": 1,
+         *               "amount_atom": 500,
+         *               "description": null,
+         *               "unit_amount_atom": 500
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "paid",
+         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "paid_at": "2026-11-26T01:07:40.625Z",
+         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": null,
+         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "subscription": null,
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 500,
+         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "due_amount_atom": 0,
+         *           "paid_amount_atom": 500,
+         *           "total_amount_atom": 500,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceRefundedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.refunded";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `invoice.upcoming`.
+         * @example {
+         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "object": "event",
+         *       "type": "invoice.upcoming",
+         *       "sequence": 1,
+         *       "created": 1796000862,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *           "lines": [
+         *             {
+         *               "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
+         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "quantity": 1,
+         *               "amount_atom": 2000,
+         *               "description": null,
+         *               "unit_amount_atom": 2000
+         *             }
+         *           ],
+         *           "object": "invoice",
+         *           "status": "draft",
+         *           "created": "2026-11-30T01:07:42.036Z",
+         *           "paid_at": null,
+         *           "updated": "2026-11-30T01:07:42.036Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "discount": null,
+         *           "due_date": null,
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "voided_at": null,
+         *           "overdue_at": null,
+         *           "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "finalized_at": null,
+         *           "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "attempt_count": 0,
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 2000,
+         *           "payment_intent": null,
+         *           "due_amount_atom": 2000,
+         *           "paid_amount_atom": 0,
+         *           "total_amount_atom": 2000,
+         *           "next_payment_attempt": null,
+         *           "marked_uncollectible_at": null
+         *         }
+         *       }
+         *     }
+         */
+        InvoiceUpcomingWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "invoice.upcoming";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Invoice"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["InvoicePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "object": "event",
+         *       "type": "customer.created",
+         *       "sequence": 1,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "name": "Jenny",
+         *           "email": "jenny@example.com",
+         *           "object": "customer",
+         *           "created": "2026-11-26T01:07:38.014Z",
+         *           "updated": "2026-11-26T01:07:38.014Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "custom_fields": {}
+         *         }
+         *       }
+         *     }
+         */
+        CustomerCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Customer"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerPreviousAttributes: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "customer";
+            email?: string;
+            name?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `customer.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "object": "event",
+         *       "type": "customer.updated",
+         *       "sequence": 2,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "name": "Jenny Rosen",
+         *           "email": "jenny@example.com",
+         *           "object": "customer",
+         *           "created": "2026-11-26T01:07:38.014Z",
+         *           "updated": "2026-11-26T01:07:38.090Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "custom_fields": {}
+         *         },
+         *         "previous_attributes": {
+         *           "name": "Jenny",
+         *           "updated": "2026-11-26T01:07:38.014Z"
+         *         }
+         *       }
+         *     }
+         */
+        CustomerUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Customer"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "object": "event",
+         *       "type": "customer.deleted",
+         *       "sequence": 2,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *           "name": null,
+         *           "email": "leaving@example.com",
+         *           "object": "customer",
+         *           "created": "2026-11-26T01:07:38.128Z",
+         *           "deleted": true,
+         *           "updated": "2026-11-26T01:07:38.167Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "custom_fields": {}
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:38.128Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        CustomerDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CustomerDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerDeletedPreviousAttributes: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "customer";
+            email?: string;
+            name?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `customer.discount.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "object": "event",
+         *       "type": "customer.discount.created",
+         *       "sequence": 1,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "end": null,
+         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "coupon": {
+         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "name": "Ten percent",
+         *             "valid": true,
+         *             "object": "coupon",
+         *             "created": "2026-11-26T01:07:37.666Z",
+         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "currency": null,
+         *             "duration": "forever",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "redeem_by": null,
+         *             "percent_off": 10,
+         *             "times_redeemed": 1,
+         *             "amount_off_atom": null,
+         *             "max_redemptions": null,
+         *             "duration_in_months": null
+         *           },
+         *           "object": "discount",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false
+         *         }
+         *       }
+         *     }
+         */
+        CustomerDiscountCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Discount"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DiscountPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        DiscountPreviousAttributes: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "discount";
+            /** @description The customer's id. */
+            customer?: string;
+            coupon?: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start?: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end?: string | null;
+            livemode?: boolean;
+        };
+        /**
+         * @description The webhook body of `customer.discount.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "object": "event",
+         *       "type": "customer.discount.updated",
+         *       "sequence": 2,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "end": null,
+         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "coupon": {
+         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "name": null,
+         *             "valid": true,
+         *             "object": "coupon",
+         *             "created": "2026-11-26T01:07:37.744Z",
+         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "currency": "usd",
+         *             "duration": "once",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "redeem_by": null,
+         *             "percent_off": null,
+         *             "times_redeemed": 1,
+         *             "amount_off_atom": 500,
+         *             "max_redemptions": null,
+         *             "duration_in_months": null
+         *           },
+         *           "object": "discount",
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false
+         *         },
+         *         "previous_attributes": {
+         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "coupon": {
+         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "name": "Ten percent",
+         *             "valid": true,
+         *             "object": "coupon",
+         *             "created": "2026-11-26T01:07:37.666Z",
+         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "currency": null,
+         *             "duration": "forever",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "redeem_by": null,
+         *             "percent_off": 10,
+         *             "times_redeemed": 1,
+         *             "amount_off_atom": null,
+         *             "max_redemptions": null,
+         *             "duration_in_months": null
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        CustomerDiscountUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Discount"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["DiscountPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.discount.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "object": "event",
+         *       "type": "customer.discount.deleted",
+         *       "sequence": 3,
+         *       "created": 1795655258,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "end": null,
+         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "coupon": {
+         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "name": null,
+         *             "valid": true,
+         *             "object": "coupon",
+         *             "created": "2026-11-26T01:07:37.744Z",
+         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "currency": "usd",
+         *             "duration": "once",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "redeem_by": null,
+         *             "percent_off": null,
+         *             "times_redeemed": 1,
+         *             "amount_off_atom": 500,
+         *             "max_redemptions": null,
+         *             "duration_in_months": null
+         *           },
+         *           "object": "discount",
+         *           "deleted": true,
+         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "livemode": false
+         *         },
+         *         "previous_attributes": {
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        CustomerDiscountDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.discount.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CustomerDiscountDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerDiscountDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerDiscountDeletedPreviousAttributes: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "discount";
+            /** @description The customer's id. */
+            customer?: string;
+            coupon?: components["schemas"]["Coupon"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            start?: string;
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            end?: string | null;
+            livemode?: boolean;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `coupon.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "object": "event",
+         *       "type": "coupon.created",
+         *       "sequence": 1,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "name": null,
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.666Z",
+         *           "updated": "2026-11-26T01:07:37.666Z",
+         *           "currency": null,
+         *           "duration": "forever",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": 10,
+         *           "times_redeemed": 0,
+         *           "amount_off_atom": null,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         }
+         *       }
+         *     }
+         */
+        CouponCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Coupon"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CouponPreviousAttributes: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "coupon";
+            name?: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off?: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom?: number | null;
+            currency?: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration?: "once" | "repeating" | "forever";
+            duration_in_months?: number | null;
+            max_redemptions?: number | null;
+            times_redeemed?: number;
+            redeem_by?: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `coupon.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "object": "event",
+         *       "type": "coupon.updated",
+         *       "sequence": 2,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "name": "Ten percent",
+         *           "valid": true,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.666Z",
+         *           "updated": "2026-11-26T01:07:37.816Z",
+         *           "currency": null,
+         *           "duration": "forever",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": 10,
+         *           "times_redeemed": 0,
+         *           "amount_off_atom": null,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "previous_attributes": {
+         *           "name": null,
+         *           "updated": "2026-11-26T01:07:37.666Z"
+         *         }
+         *       }
+         *     }
+         */
+        CouponUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Coupon"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `coupon.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "object": "event",
+         *       "type": "coupon.deleted",
+         *       "sequence": 2,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *           "name": null,
+         *           "valid": false,
+         *           "object": "coupon",
+         *           "created": "2026-11-26T01:07:37.913Z",
+         *           "deleted": true,
+         *           "updated": "2026-11-26T01:07:37.977Z",
+         *           "currency": null,
+         *           "duration": "forever",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "redeem_by": null,
+         *           "percent_off": 1,
+         *           "times_redeemed": 0,
+         *           "amount_off_atom": null,
+         *           "max_redemptions": null,
+         *           "duration_in_months": null
+         *         },
+         *         "previous_attributes": {
+         *           "valid": true,
+         *           "updated": "2026-11-26T01:07:37.913Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        CouponDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "coupon.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CouponDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CouponDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CouponDeletedPreviousAttributes: {
+            /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "coupon";
+            name?: string | null;
+            /** @description Set for percentage coupons, else null. */
+            percent_off?: number | null;
+            /** @description Set for fixed-amount coupons, else null. */
+            amount_off_atom?: number | null;
+            currency?: string | null;
+            /**
+             * @description How long a discount with this coupon applies: one invoice, `duration_in_months`, or for ever.
+             * @enum {string}
+             */
+            duration?: "once" | "repeating" | "forever";
+            duration_in_months?: number | null;
+            max_redemptions?: number | null;
+            times_redeemed?: number;
+            redeem_by?: string | null;
+            /** @description Not deleted, not past `redeem_by`, not at `max_redemptions`. */
+            valid?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `price.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "object": "event",
+         *       "type": "price.created",
+         *       "sequence": 1,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "type": "recurring",
+         *           "active": true,
+         *           "object": "price",
+         *           "created": "2026-11-26T01:07:37.225Z",
+         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "nickname": null,
+         *           "recurring": {
+         *             "interval": "month",
+         *             "interval_count": 1
+         *           },
+         *           "unit_amount_atom": 2000
+         *         }
+         *       }
+         *     }
+         */
+        PriceCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Price"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PricePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PricePreviousAttributes: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "price";
+            product?: string;
+            currency?: string;
+            unit_amount_atom?: number;
+            /** @enum {string} */
+            type?: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `price.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "object": "event",
+         *       "type": "price.updated",
+         *       "sequence": 2,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "type": "recurring",
+         *           "active": true,
+         *           "object": "price",
+         *           "created": "2026-11-26T01:07:37.225Z",
+         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "updated": "2026-11-26T01:07:37.349Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "nickname": "Monthly",
+         *           "recurring": {
+         *             "interval": "month",
+         *             "interval_count": 1
+         *           },
+         *           "unit_amount_atom": 2000
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "nickname": null
+         *         }
+         *       }
+         *     }
+         */
+        PriceUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Price"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PricePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `price.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "object": "event",
+         *       "type": "price.deleted",
+         *       "sequence": 2,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *           "type": "one_time",
+         *           "active": true,
+         *           "object": "price",
+         *           "created": "2026-11-26T01:07:37.414Z",
+         *           "deleted": true,
+         *           "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "updated": "2026-11-26T01:07:37.485Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "nickname": null,
+         *           "recurring": null,
+         *           "unit_amount_atom": 100
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:37.414Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        PriceDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "price.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PriceDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PriceDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PriceDeletedPreviousAttributes: {
+            /** @example price_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "price";
+            product?: string;
+            currency?: string;
+            unit_amount_atom?: number;
+            /** @enum {string} */
+            type?: "one_time" | "recurring";
+            /** @description Null for one-time prices. */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                interval_count: number;
+            } | null;
+            nickname?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `product.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "object": "event",
+         *       "type": "product.created",
+         *       "sequence": 1,
+         *       "created": 1795655256,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "name": "Pro",
+         *           "active": true,
+         *           "object": "product",
+         *           "created": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        ProductCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Product"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ProductPreviousAttributes: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "product";
+            name?: string;
+            description?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `product.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "object": "event",
+         *       "type": "product.updated",
+         *       "sequence": 2,
+         *       "created": 1795655256,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "name": "Pro",
+         *           "active": true,
+         *           "object": "product",
+         *           "created": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T01:07:36.818Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "description": "The pro plan"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        ProductUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Product"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `product.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "object": "event",
+         *       "type": "product.deleted",
+         *       "sequence": 2,
+         *       "created": 1795655257,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "name": "Spare",
+         *           "active": true,
+         *           "object": "product",
+         *           "created": "2026-11-26T01:07:37.062Z",
+         *           "deleted": true,
+         *           "updated": "2026-11-26T01:07:37.600Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "description": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T01:07:37.062Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        ProductDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "product.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ProductDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ProductDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ProductDeletedPreviousAttributes: {
+            /** @example prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "product";
+            name?: string;
+            description?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `refund.created`.
+         * @example {
+         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "object": "event",
+         *       "type": "refund.created",
+         *       "sequence": 1,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "object": "refund",
+         *           "reason": null,
+         *           "status": "pending",
+         *           "created": "2026-11-26T01:07:40.054Z",
+         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "updated": "2026-11-26T01:07:40.054Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 400,
+         *           "failure_reason": null
+         *         }
+         *       }
+         *     }
+         */
+        RefundCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        RefundPreviousAttributes: {
+            /** @example re_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "refund";
+            payment?: string;
+            amount_atom?: number;
+            currency?: string;
+            /** @enum {string} */
+            status?: "pending" | "succeeded" | "failed";
+            reason?: ("duplicate" | "fraudulent" | "requested_by_customer") | null;
+            failure_reason?: string | null;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `refund.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "object": "event",
+         *       "type": "refund.updated",
+         *       "sequence": 2,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "object": "refund",
+         *           "reason": null,
+         *           "status": "succeeded",
+         *           "created": "2026-11-26T01:07:40.054Z",
+         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "updated": "2026-11-26T01:07:40.065Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 400,
+         *           "failure_reason": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "pending",
+         *           "updated": "2026-11-26T01:07:40.054Z"
+         *         }
+         *       }
+         *     }
+         */
+        RefundUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `refund.failed`.
+         * @example {
+         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "object": "event",
+         *       "type": "refund.failed",
+         *       "sequence": 2,
+         *       "created": 1795655260,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *           "object": "refund",
+         *           "reason": null,
+         *           "status": "failed",
+         *           "created": "2026-11-26T01:07:40.214Z",
+         *           "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
+         *           "updated": "2026-11-26T01:07:40.238Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "amount_atom": 1000,
+         *           "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
+         *         },
+         *         "previous_attributes": {
+         *           "status": "pending",
+         *           "updated": "2026-11-26T01:07:40.214Z",
+         *           "failure_reason": null
+         *         }
+         *       }
+         *     }
+         */
+        RefundFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Refund"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -4110,6 +16197,53 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16095,6 +28229,2199 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    paymentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentRefundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionCompletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutSessionExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutSessionExpiredWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentProcessingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentProcessingWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentRequiresActionWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentRequiresActionWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentAmountCapturableUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentCanceledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentPaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentIntentPartiallyFundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionPausedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionPausedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionResumedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionResumedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerSubscriptionTrialWillEndWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceFinalizedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceFinalizedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaidWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaidWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentSucceededWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentSucceededWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoicePaymentActionRequiredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceOverdueWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceOverdueWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceVoidedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceVoidedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceMarkedUncollectibleWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceRefundedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceRefundedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    invoiceUpcomingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpcomingWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDiscountDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDiscountDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    couponDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    priceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
