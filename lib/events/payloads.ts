@@ -10,7 +10,7 @@ import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
-import EXAMPLES from "./examples.json";
+import EXAMPLES from "./examples.json" with { type: "json" };
 
 /**
  * The typed payloads of every event type, derived from the catalogue: an event's entity state is
