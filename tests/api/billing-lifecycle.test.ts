@@ -30,7 +30,7 @@ describe("billing status across trial → active → past_due → cancelled", ()
     const billing = { PLATFORM_BILLING: "on", PLATFORM_BILLING_MODE: "sandbox" };
     const env = { ...process.env, DATABASE_URL: database.url, ...billing };
     app = await startApp({ DATABASE_URL: database.url, ...billing });
-    const base = `${app.baseUrl}/api`;
+    const base = `${app.baseUrl}/api` as const;
     // As an operator sets it up: the seed makes a merchant organization, `npm run platform` an operator token.
     const seeded = JSON.parse((await run("npm", ["run", "--silent", "seed", "--", "--json"], { cwd: PROJECT_ROOT, env })).stdout);
     const token = JSON.parse((await run("npm", ["run", "--silent", "platform", "--", "token", "--json"], { cwd: PROJECT_ROOT, env })).stdout);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
-import { api, type Client, type Json } from "../helpers/api";
+import { api, type Client, type Json, type AccountPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,8 +29,8 @@ beforeAll(async () => {
   const merchant = await newMerchant();
   account = merchant.sandboxAccountId;
   client = api(merchant.sandboxSecret.token);
-  const post = (path: string, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
-  const del = (path: string) => ok(client.delete(`/${account}${path}`));
+  const post = (path: AccountPath<"post">, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
+  const del = (path: AccountPath<"delete">) => ok(client.delete(`/${account}${path}`));
 
   // Catalogue: product, price, coupon — created, updated, deleted.
   const product = await post("/products", { name: "Pro" });

@@ -1,3 +1,4 @@
+import { type AccountPath } from "../helpers/api";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { compactListCounts } from "@/db/list-totals";
@@ -20,9 +21,10 @@ const TO = new Date(FROM.getTime() + 5 * DAY);
 const MID = new Date(FROM.getTime() + 1.5 * DAY + 3_600_000);
 
 /** A list: its API path, its table and the rows it shows, and its filters with their values. */
+type WithoutSlash<P> = P extends `/${infer Rest}` ? Rest : never;
 type ListCase = {
-  /** The API path; null for a list only the dashboard reads (its service is called here). */
-  path: () => string | null;
+  /** The API path after the account; null for a list only the dashboard reads (its service is called here). */
+  path: () => WithoutSlash<AccountPath<"get">> | null;
   table: string;
   /** The rows of the list (SQL over the table), as the service selects them. */
   shown: () => string;
@@ -159,7 +161,7 @@ beforeAll(async () => {
   merchant = await newMerchant();
   sql = postgres(inject("databaseUrl"), { max: 4, onnotice: () => {} });
   const client = merchant.client;
-  const post = async (path: string, body: unknown = {}) => {
+  const post = async (path: AccountPath<"post">, body: unknown = {}) => {
     const response = await client.post(`/${merchant.accountId}${path}`, body);
     expect(response.status, response.text).toBeLessThan(300);
     return response.body;

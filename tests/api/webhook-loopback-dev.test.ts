@@ -40,7 +40,7 @@ describe("loopback endpoints in development (`next dev`)", () => {
 
   it("accepts https://127.0.0.1:PORT and https://localhost:PORT and delivers to both", async () => {
     const { ip, name } = spellings(receiver);
-    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const endpoints = `/${database.accountId}/webhook-endpoints` as const;
     const byIp = await client.post(endpoints, { url: ip, events: ["customer.created"] });
     expect(byIp.status).toBe(201);
     const byName = await client.post(endpoints, { url: name, events: ["customer.created"] });
@@ -76,7 +76,7 @@ describe("loopback endpoints in production (`next start`)", () => {
 
   it("refuses both spellings at creation, and nothing is created", async () => {
     const client = api(database.token, `${app.baseUrl}/api`);
-    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const endpoints = `/${database.accountId}/webhook-endpoints` as const;
     const { ip, name } = spellings(receiver);
     for (const url of [ip, name, name.replace("localhost", "LocalHost."), "https://[::1]:8443/hook", "https://dev.localhost/hook"]) {
       expectProblem(await client.post(endpoints, { url, events: ["customer.created"] }), 422, /non-public address/);

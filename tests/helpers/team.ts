@@ -19,7 +19,7 @@ export async function memberSession(base: string, email: string, accountId: stri
     email,
     cookie,
     request: (method: string, path: string, body?: unknown): Promise<ApiResponse> =>
-      client.request(method, path, { headers, ...(body === undefined ? {} : { body }) }),
+      client.offContract.request(method, path, { headers, ...(body === undefined ? {} : { body }) }),
     action: async (name: string, input: unknown) => (await callAction(base, `/accounts/${accountId}/settings`, name, input, cookie)).result as TeamActionResult,
   };
 }
