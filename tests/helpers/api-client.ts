@@ -40,6 +40,9 @@ export type Query = "" | `?${string}`;
 export type AccountPath<M extends Method> = Templated<AfterAccount<DocumentPath<M>>> | `${Templated<AfterAccount<DocumentPath<M>>>}${Query}`;
 type AfterAccount<P extends string> = P extends `/{account_id}${infer Rest}` ? Rest : never;
 
+/** The API root of an app served at `origin`: every API path of the document is relative to it. */
+export const apiRoot = (origin: string): string => `${origin}/api`;
+
 async function send(baseUrl: string, token: string | undefined, method: string, path: string, options: RequestOptions) {
   const headers: Record<string, string> = { ...(token ? { Authorization: `Bearer ${token}` } : {}) };
   let body: string | undefined;
@@ -65,17 +68,18 @@ async function send(baseUrl: string, token: string | undefined, method: string, 
 }
 
 /**
- * A client over real HTTP against `baseUrl` (the API root, ending in `/api`), authenticated with
- * `token` when given. A response that does not match the document throws a ContractViolation.
+ * A client over real HTTP against `baseUrl` (the API root: `apiRoot(origin)`), authenticated with
+ * `token` when given, sending `defaultHeaders` (a session cookie, an Origin) with every request. A response that does not match the document throws a ContractViolation.
  */
-export function createApiClient(baseUrl: string, token?: string) {
+export function createApiClient(baseUrl: string, token?: string, defaultHeaders: Record<string, string> = {}) {
+  const withDefaults = (options: RequestOptions): RequestOptions => ({ ...options, headers: { ...defaultHeaders, ...options.headers } });
   async function checked(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
-    const response = await send(baseUrl, token, method, path, options);
+    const response = await send(baseUrl, token, method, path, withDefaults(options));
     checkResponse({ method, path, ...response });
     return response;
   }
   async function offContract(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
-    const response = await send(baseUrl, token, method, path, options);
+    const response = await send(baseUrl, token, method, path, withDefaults(options));
     checkOffContractResponse({ method, path, ...response });
     return response;
   }
