@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { createApiClient, apiRoot } from "../tests/helpers/api-client";
+import { bypassHeaders } from "./bypass";
 import { baseUrl, signUp } from "./fixtures";
 
 test("signed out, the root and every dashboard page lead to the sign-in page", async ({ page }) => {
@@ -9,7 +11,7 @@ test("signed out, the root and every dashboard page lead to the sign-in page", a
   await expect(page.getByLabel("Password")).toBeVisible();
   const response = await page.goto(`${baseUrl()}/accounts/acc_prod_00000000000000000000000000000/events`);
   expect(response?.url()).toMatch(/\/signin/);
-  expect((await page.request.get(`${baseUrl()}/api/acc_prod_00000000000000000000000000000/events`)).status()).toBe(401);
+  expect((await createApiClient(apiRoot(baseUrl()), undefined, bypassHeaders()).get("/acc_prod_00000000000000000000000000000/events")).status).toBe(401);
 });
 
 test("sign in, a wrong password, sign out", async ({ page }) => {

@@ -35,7 +35,7 @@ test("an event's page: the delivered body as received, headers without secrets, 
     const base = app.baseUrl;
     const merchant = await signUp(page, "Acme", base);
     const server = api(await createToken(page, merchant, "Server", "Secret", base), base);
-    const endpoints = `/${merchant.accountId}/webhook-endpoints`;
+    const endpoints = `/${merchant.accountId}/webhook-endpoints` as const;
     const good = (await server.post(endpoints, { url: receiver.url, events: ["customer.updated"] })).body;
     const bad = (await server.post(endpoints, { url: failing.url, events: ["customer.updated"] })).body;
     receiver.useSecret(good.secret);

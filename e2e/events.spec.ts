@@ -8,7 +8,7 @@ test("resend an event to a chosen endpoint, after confirming: a new delivery of 
   // The app delivers to a receiver here when it can; a deployment's delivery is checked through the API.
   const receiver = deliversHere() ? await startReceiver() : null;
   try {
-    const endpoints = `/${merchant.accountId}/webhook-endpoints`;
+    const endpoints = `/${merchant.accountId}/webhook-endpoints` as const;
     await server.post(endpoints, { url: await unreachableUrl(), events: ["invoice.paid"], description: "Not this one" });
     const chosen = (await server.post(endpoints, { url: receiver?.url ?? (await unreachableUrl()), events: ["invoice.paid"], description: "Fulfilment" })).body;
     receiver?.useSecret(chosen.secret);

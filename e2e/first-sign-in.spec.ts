@@ -7,6 +7,7 @@ import { PROJECT_ROOT, startApp, startDevApp, type RunningApp } from "../tests/h
 import { RATE_LIMIT_TEST_ENV } from "../tests/setup/api-server";
 import { bypassHeaders } from "./bypass";
 import { baseUrl, signUp } from "./fixtures";
+import { authUrl } from "../tests/helpers/sign-in";
 
 /**
  * Issue 27: the first sign-in on a freshly started server bounced back to an empty sign-in form.
@@ -74,7 +75,7 @@ test("a CSRF cookie that changed under the form does not bounce a correct sign-i
   // What a concurrent next-auth call does on a server's first requests: it sets another CSRF
   // cookie, so the token the form fetched no longer matches the cookie its POST carries. Here the
   // first POST carries the token of another cookie instead: next-auth gives the same answer.
-  const other = (await (await fetch(`${baseUrl()}/api/auth/csrf`, { headers: bypassHeaders() })).json()) as { csrfToken: string };
+  const other = (await (await fetch(authUrl(baseUrl(), "/csrf"), { headers: bypassHeaders() })).json()) as { csrfToken: string };
   let posts = 0;
   await fresh.route("**/api/auth/callback/credentials", async (route) => {
     if (posts++ > 0) return route.continue();

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { expect, type Page } from "@playwright/test";
+import { apiRoot, createApiClient } from "../tests/helpers/api-client";
 import { Receiver } from "../tests/helpers/receiver";
 import { freePort } from "../tests/helpers/server";
 import { bypassHeaders } from "./bypass";
@@ -34,7 +35,7 @@ export function startReceiver(): Promise<Receiver> {
 
 /** The token's account's events, pulled from the API by `npm run listen` and forwarded to a loopback receiver. */
 export function startListener(token: string, events?: string[]): Promise<Listener> {
-  return Listener.start({ apiBaseUrl: `${baseUrl()}/api`, token, events });
+  return Listener.start({ apiBaseUrl: apiRoot(baseUrl()), token, events });
 }
 
 /**
@@ -86,19 +87,16 @@ export async function createToken(
   return token;
 }
 
-/** The REST API with a bearer token, as a merchant's server calls it. */
+/**
+ * The REST API with a bearer token, as a merchant's server calls it: the API tests' typed client
+ * (tests/helpers/api-client.ts), so every response is checked against the OpenAPI document.
+ */
 export function api(token: string, base = baseUrl()) {
-  async function call(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${base}/api${path}`, {
-      method,
-      headers: { ...bypassHeaders(), Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  }
-  return {
-    get: (path: string) => call("GET", path),
-    post: (path: string, body?: unknown) => call("POST", path, body),
-  };
+  return createApiClient(apiRoot(base), token, bypassHeaders());
+}
+
+/** The REST API as the dashboard calls it: the page's session cookie and this site's Origin. */
+export async function sessionApi(page: Page, base = baseUrl()) {
+  const cookie = (await page.context().cookies(base)).map((c) => `${c.name}=${c.value}`).join("; ");
+  return createApiClient(apiRoot(base), undefined, { ...bypassHeaders(), Cookie: cookie, Origin: base });
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { api, baseUrl, createToken, signUp } from "./fixtures";
+import { api, baseUrl, createToken, sessionApi, signUp } from "./fixtures";
 
 test("another organization's user can neither see nor reach the first one's accounts", async ({ browser }) => {
   const firstContext = await browser.newContext();
@@ -35,19 +35,17 @@ test("another organization's user can neither see nor reach the first one's acco
   }
 
   // Requests with the intruder's session cookie are refused.
+  const intruderSession = await sessionApi(other);
   for (const path of [
-    `/api/${owner.accountId}/events`,
-    `/api/${owner.accountId}/events/${event.id}/full`,
-    `/api/${owner.accountId}/webhook-endpoints`,
-    `/api/${owner.accountId}/api-tokens`,
-  ]) {
-    expect((await other.request.get(`${baseUrl()}${path}`)).status(), path).toBe(403);
+    `/${owner.accountId}/events`,
+    `/${owner.accountId}/events/${event.id}/full`,
+    `/${owner.accountId}/webhook-endpoints`,
+    `/${owner.accountId}/api-tokens`,
+  ] as const) {
+    expect((await intruderSession.get(path)).status, path).toBe(403);
   }
-  const write = await other.request.post(`${baseUrl()}/api/${owner.accountId}/webhook-endpoints`, {
-    data: { url: "https://evil.example.com", events: ["*"] },
-    headers: { Origin: baseUrl() },
-  });
-  expect(write.status()).toBe(403);
+  const write = await intruderSession.post(`/${owner.accountId}/webhook-endpoints`, { url: "https://evil.example.com", events: ["*"] });
+  expect(write.status).toBe(403);
 
   // And with the intruder's own API token.
   const intruderToken = await createToken(other, intruder, "Intruder");

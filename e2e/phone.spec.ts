@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { api, baseUrl, createToken, signUp, unreachableUrl } from "./fixtures";
+import type { ApiPath } from "../tests/helpers/api-client";
 
 /**
  * Every page of the dashboard at phone width (390 px) and at 1280 px: the page itself never
@@ -18,12 +19,12 @@ async function merchantWithOneOfEach(page: Page): Promise<{ pages: PageToCheck[]
   await expect(page.getByRole("status").filter({ hasText: "Sandbox" })).toBeVisible();
   const accountId = new URL(page.url()).pathname.split("/")[2]!;
   const server = api(await createToken(page, { email: "", password: "", accountId }, "Phone server"));
-  const created = async (path: string, body: unknown) => {
+  const created = async (path: ApiPath<"post">, body: unknown) => {
     const response = await server.post(path, body);
     expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(201);
     return response.body as { id: string; url?: string; latest_invoice?: string };
   };
-  const first = async (path: string) => {
+  const first = async (path: ApiPath<"get">) => {
     const response = await server.get(path);
     expect(response.status).toBe(200);
     const item = (response.body as { items: { id: string }[] }).items[0];

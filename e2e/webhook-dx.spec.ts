@@ -62,7 +62,7 @@ test("an endpoint disabled after days of failures: notices on the overview and t
   await page.waitForURL((url) => /^\/accounts\/acc_[a-z]+_[0-9a-z]+$/.test(url.pathname) && !url.pathname.includes(merchant.accountId));
   const sandbox = { ...merchant, accountId: new URL(page.url()).pathname.split("/")[2]! };
   const server = api(await createToken(page, sandbox, "Sandbox server"));
-  const base = `/${sandbox.accountId}/webhook-endpoints`;
+  const base = `/${sandbox.accountId}/webhook-endpoints` as const;
   const endpoint = (await server.post(base, { url: await unreachableUrl(), events: ["customer.created"] })).body;
 
   // Deliveries fail; five days pass on the test clock; the next failure disables the endpoint.

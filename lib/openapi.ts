@@ -4,6 +4,8 @@ import type { Operation } from "@/lib/api/operation";
 import { API_OPERATIONS } from "@/lib/api/operations-index";
 import { eventWebhooks, webhookEventComponents } from "@/lib/events/webhooks-document";
 
+import { ROLES } from "@/lib/teams/roles";
+
 export { API_OPERATIONS };
 
 const Problem = z
@@ -23,6 +25,14 @@ const Problem = z
     invoice_id: z.string().optional().meta({ description: "With `invoice_locked`: the invoice being modified." }),
     subscription_id: z.string().nullable().optional().meta({ description: "With `invoice_locked`: its subscription." }),
     change_request_id: z.string().optional().meta({ description: "With `PARTIAL_APPLY_RETRYABLE`: the change request to apply again." }),
+    payment_intent: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "With a change request's declined payment (409): the payment intent of its proration invoice." }),
+    role: z.enum(ROLES).optional().meta({ description: "With a dashboard role's refusal (403): the role held." }),
+    required_role: z.enum(ROLES).optional().meta({ description: "With a dashboard role's refusal (403): the least role the operation needs." }),
+    replacement: z.string().optional().meta({ description: "With a retired operation (410): the operation to use instead." }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details, sent as application/problem+json." });
 

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { createFreshDatabase } from "../helpers/database";
 import { Receiver } from "../helpers/receiver";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
@@ -58,7 +58,7 @@ describe("BACKGROUND_WORK=off", () => {
     expect(apiOnly.output()).toMatch(/BACKGROUND_WORK=off/);
     const receiver = await Receiver.start();
     try {
-      const client = api(seed.secret_token, `${apiOnly.baseUrl}/api`);
+      const client = api(seed.secret_token, apiRoot(apiOnly.baseUrl));
       const endpoint = await client.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
       expect(endpoint.status).toBe(201);
       receiver.useSecret(endpoint.body.secret);

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migratePostgres } from "@/db/migrate";
-import { api, type Client } from "../helpers/api";
+import { api, type Client, apiRoot } from "../helpers/api";
 import { createFreshDatabase } from "../helpers/database";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 
@@ -30,7 +30,7 @@ describe("billing status across trial → active → past_due → cancelled", ()
     const billing = { PLATFORM_BILLING: "on", PLATFORM_BILLING_MODE: "sandbox" };
     const env = { ...process.env, DATABASE_URL: database.url, ...billing };
     app = await startApp({ DATABASE_URL: database.url, ...billing });
-    const base = `${app.baseUrl}/api`;
+    const base = apiRoot(app.baseUrl);
     // As an operator sets it up: the seed makes a merchant organization, `npm run platform` an operator token.
     const seeded = JSON.parse((await run("npm", ["run", "--silent", "seed", "--", "--json"], { cwd: PROJECT_ROOT, env })).stdout);
     const token = JSON.parse((await run("npm", ["run", "--silent", "platform", "--", "token", "--json"], { cwd: PROJECT_ROOT, env })).stdout);

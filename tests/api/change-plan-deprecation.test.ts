@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, apiBaseUrl, type Client, type Json } from "../helpers/api";
+import { api, apiBaseUrl, type Client, type Json, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { startApp, type RunningApp } from "../helpers/server";
@@ -137,16 +137,13 @@ describe("the deprecated change-plan operation after its sunset", () => {
 
   it("answers 410 naming the replacement, changing nothing", async () => {
     const sub = await subscribe([{ price: prices.basic }]);
-    const response = await fetch(`${retired.baseUrl}/api/${account}/subscriptions/${sub.id}/change-plan`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ price: prices.pro, payment_method: "pm_sandbox_succeeds" }),
-    });
+    const retiredClient = api(token, apiRoot(retired.baseUrl));
+    const response = await retiredClient.post(`/${account}/subscriptions/${sub.id}/change-plan`, { price: prices.pro, payment_method: "pm_sandbox_succeeds" });
     expect(response.status).toBe(410);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(response.headers.get("deprecation")).toBeNull();
     expect(response.headers.get("link")).toContain('rel="successor-version"');
-    const problem = await response.json();
+    const problem = response.body;
     expect(problem).toMatchObject({
       type: "about:blank",
       title: "Gone",
@@ -164,10 +161,8 @@ describe("the deprecated change-plan operation after its sunset", () => {
     expect(events.map((e: Json) => e.type)).toEqual(["customer.subscription.created"]);
 
     // The replacement works on the same server.
-    const created = await fetch(`${retired.baseUrl}/api/${account}/subscriptions/${sub.id}/change-requests`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ steps: [{ type: "switch_price", item: sub.items[0].id, price: prices.pro }] }),
+    const created = await retiredClient.post(`/${account}/subscriptions/${sub.id}/change-requests`, {
+      steps: [{ type: "switch_price", item: sub.items[0].id, price: prices.pro }],
     });
     expect(created.status).toBe(201);
   });

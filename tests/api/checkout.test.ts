@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { checkoutSessions } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
-import { api, apiBaseUrl, type Client, type Json } from "../helpers/api";
+import { api, apiBaseUrl, type Client, type Json, type ApiPath, type AccountPath } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -38,7 +38,7 @@ let account: string;
 let publishable: Client;
 let catalogue: Catalogue;
 
-async function created(client: Client, path: string, body: Json): Promise<Json> {
+async function created(client: Client, path: ApiPath<"post">, body: Json): Promise<Json> {
   const response = await client.post(path, body);
   expect(response.status, response.text).toBe(201);
   return response.body;
@@ -76,7 +76,7 @@ beforeAll(async () => {
   catalogue = await makeCatalogue(sandbox, account);
 });
 
-const sessions = (accountId = account) => `/${accountId}/checkout/sessions`;
+const sessions = (accountId = account) => `/${accountId}/checkout/sessions` as const;
 
 async function createSession(body: Json = {}, client: Client = sandbox, accountId = account): Promise<Json> {
   return created(client, sessions(accountId), {
@@ -107,7 +107,7 @@ const getSession = async (id: string) => {
   expect(response.status, response.text).toBe(200);
   return response.body;
 };
-const get = async (path: string) => {
+const get = async (path: AccountPath<"get">) => {
   const response = await sandbox.get(`/${account}${path}`);
   expect(response.status, response.text).toBe(200);
   return response.body;

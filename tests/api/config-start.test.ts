@@ -1,7 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { startApp } from "../helpers/server";
+import { authUrl } from "../helpers/sign-in";
 
 /** Starts the app expecting it to refuse; stops it should it start after all. */
 async function startFailure(env: Record<string, string>): Promise<string> {
@@ -31,13 +32,14 @@ describe("runtime warnings", () => {
     const app = await startApp({ DATABASE_URL: inject("databaseUrl"), NODE_OPTIONS: "--trace-deprecation --trace-warnings" });
     try {
       const merchant = await newMerchant();
-      const client = api(merchant.secret.token, `${app.baseUrl}/api`);
+      const client = api(merchant.secret.token, apiRoot(app.baseUrl));
       // An endpoint first, so the customer's event is delivered (to a closed port: an attempt that fails).
       expect((await client.post(`/${merchant.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/hook", events: ["*"] })).status).toBe(201);
       expect((await client.post("/customers", { email: "warnings@example.com" })).status).toBe(201);
       expect((await client.get("/customers")).status).toBe(200);
-      for (const route of ["/api/health", "/api/health/ready", "/signin", "/api/auth/csrf", "/api/openapi.json", "/reference"]) {
-        expect((await fetch(`${app.baseUrl}${route}`)).status, route).toBe(200);
+      for (const path of ["/health", "/health/ready", "/openapi.json"] as const) expect((await client.get(path)).status, path).toBe(200);
+      for (const url of [`${app.baseUrl}/signin`, authUrl(app.baseUrl, "/csrf"), `${app.baseUrl}/reference`]) {
+        expect((await fetch(url)).status, url).toBe(200);
       }
     } finally {
       await app.stop();

@@ -61,7 +61,7 @@ describe("request ids and correlation ids", () => {
   it("puts a req_ id on every response, success or error", async () => {
     const ok = await merchant.client.get("/customers");
     const failed = await api().get("/customers");
-    const unknown = await api().get("/no-such-thing");
+    const unknown = await api().offContract.get("/no-such-thing");
     for (const response of [ok, failed, unknown]) {
       expect(response.headers.get("x-request-id")).toMatch(/^req_prod_[0-9a-z]{29}$/);
     }
@@ -184,18 +184,18 @@ describe("pagination", () => {
 describe("routing", () => {
   it("answers unknown /api paths with a 404 problem, never HTML", async () => {
     for (const path of ["/nope", "/v2/customers", `/${merchant.accountId}/nope`, `/${merchant.accountId}/events/x/y/z`]) {
-      const response = await merchant.client.get(path);
+      const response = await merchant.client.offContract.get(path);
       expectProblem(response, 404);
       expect(response.body.instance).toBe(`/api${path}`);
     }
-    expectProblem(await api().request("POST", "/nope"), 404);
+    expectProblem(await api().offContract.request("POST", "/nope"), 404);
   });
 
   it("answers a wrong method with a 405 problem and Allow", async () => {
-    const response = await merchant.client.request("PUT", "/customers");
+    const response = await merchant.client.offContract.request("PUT", "/customers");
     expectProblem(response, 405);
     expect(response.headers.get("allow")).toBe("GET, POST, OPTIONS");
-    expectProblem(await merchant.client.delete(`/${merchant.accountId}/events`), 405);
+    expectProblem(await merchant.client.offContract.delete(`/${merchant.accountId}/events`), 405);
   });
 
   it("answers CORS preflights so publishable tokens work from browsers", async () => {

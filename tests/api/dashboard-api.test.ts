@@ -84,7 +84,7 @@ describe("sign-up", () => {
 describe("delivery insights", () => {
   it("summarizes deliveries per event, per endpoint and per account, and sends test events", async () => {
     const merchant = await newMerchant();
-    const base = `/${merchant.accountId}/webhook-endpoints`;
+    const base = `/${merchant.accountId}/webhook-endpoints` as const;
     const endpoint = (await merchant.client.post(base, { url: "https://127.0.0.1:9/none", events: ["customer.created"] })).body;
     expectProblem(await merchant.client.post(`${base}/${endpoint.id}/test`), 409, /create a customer first/);
 

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { postgresClient } from "@/db/client";
-import { api, type ApiResponse } from "../helpers/api";
+import { api, type ApiResponse, apiRoot } from "../helpers/api";
 import { ADMIN_DATABASE_URL } from "../helpers/database";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { expectProblem } from "../helpers/problem";
@@ -24,8 +24,8 @@ describe("health while the database is stalled", () => {
 
   it("answers liveness at once and readiness within its deadline", { timeout: 90_000 }, async () => {
     const { proxy, app, merchant } = suite;
-    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
-    const open = api(undefined, `${app.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
+    const open = api(undefined, apiRoot(app.baseUrl));
     expect((await open.get("/health")).status).toBe(200);
     expect((await open.get("/health/ready")).status).toBe(200);
     expect((await client.get("/customers")).status).toBe(200);
@@ -76,8 +76,8 @@ describe("a database that stops accepting connections", () => {
   });
 
   it("answers 503, never 500, and recovers", { timeout: 90_000 }, async () => {
-    const client = api(token, `${app.baseUrl}/api`);
-    const open = api(undefined, `${app.baseUrl}/api`);
+    const client = api(token, apiRoot(app.baseUrl));
+    const open = api(undefined, apiRoot(app.baseUrl));
     expect((await client.get("/customers")).status).toBe(200);
 
     const terminate = () =>

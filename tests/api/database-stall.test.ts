@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type Client } from "../helpers/api";
+import { api, type Client, apiRoot } from "../helpers/api";
 import { expectProblem } from "../helpers/problem";
 import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
 import { isolatedDatabase } from "../helpers/isolated-database";
@@ -50,7 +50,7 @@ describe("a database stall that heals", () => {
 
   it("serves within seconds after a stall that straddles a queue-bound cancel", { timeout: 90_000 }, async () => {
     const { proxy, app, merchant } = suite;
-    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
     for (let i = 0; i < 3; i++) expect((await client.get("/customers")).status).toBe(200);
 
     await straddleQueueBound(proxy, client);
@@ -85,7 +85,7 @@ describe("a database stall that heals, for the delivery driver", () => {
   });
 
   it("delivers within seconds after the stall", { timeout: 90_000 }, async () => {
-    const client = api(database.token, `${app.baseUrl}/api`);
+    const client = api(database.token, apiRoot(app.baseUrl));
     const endpoint = await client.post(`/${database.accountId}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
     expect(endpoint.status, endpoint.text).toBe(201);
     expect((await client.post("/customers", { email: "before@example.com" })).status).toBe(201);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { expectProblem } from "../helpers/problem";
 import { appBehindProxyForSuite } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
@@ -13,8 +13,8 @@ describe("without its database", () => {
 
   it("answers 503 with Retry-After at once, and recovers without a restart", { timeout: 90_000 }, async () => {
     const { proxy, app, merchant } = suite;
-    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
-    const ready = api(undefined, `${app.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
+    const ready = api(undefined, apiRoot(app.baseUrl));
     expect((await ready.get("/health/ready")).body).toEqual({ status: "ready", database: "ok" });
     expect((await client.get("/customers")).status).toBe(200);
 
@@ -61,8 +61,8 @@ describe("with its database blackholed", () => {
 
   it("answers 503 within seconds on silent sockets, and recovers without a restart", { timeout: 120_000 }, async () => {
     const { proxy, app, merchant } = suite;
-    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
-    const ready = api(undefined, `${app.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
+    const ready = api(undefined, apiRoot(app.baseUrl));
     // Warm the pool: both connections open and idle when the network goes silent.
     await Promise.all([client.get("/customers"), client.get("/customers"), ready.get("/health/ready")]);
     expect((await client.get("/customers")).status).toBe(200);

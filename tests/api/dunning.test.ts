@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { DUNNING_RETRY_DAYS } from "@/lib/subscriptions/dunning";
-import { api, type Json } from "../helpers/api";
+import { api, type Json, type AccountPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -35,7 +35,7 @@ async function sandboxAccount() {
   };
   const timeline = async (aggregateId: string): Promise<Json[]> =>
     [...(await client.get(`/${account}/events?aggregate_id=${aggregateId}&limit=100`)).body.items].reverse();
-  const get = async (path: string) => (await client.get(`/${account}/${path}`)).body;
+  const get = async (path: AccountPath<"get">) => (await client.get(`/${account}${path}`)).body;
   return { client, account, customer, price, subscribe, advance, timeline, get };
 }
 
@@ -46,7 +46,7 @@ async function trialEndedWith(sandbox: Sandbox, method: string) {
   const sub = await sandbox.subscribe({ items: [{ price: await sandbox.price() }], trial_period_days: 7, default_payment_method: method });
   const trialEnd = new Date(sub.trial_end);
   await sandbox.advance(new Date(trialEnd.getTime() + 3_600_000));
-  const renewed = await sandbox.get(`subscriptions/${sub.id}`);
+  const renewed = await sandbox.get(`/subscriptions/${sub.id}`);
   return { sub, trialEnd, renewed, invoiceId: renewed.latest_invoice as string };
 }
 
@@ -60,9 +60,9 @@ describe("dunning", () => {
     const sandbox = await sandboxAccount();
     const { sub, trialEnd, renewed, invoiceId } = await trialEndedWith(sandbox, "pm_sandbox_declined");
     expect(renewed).toMatchObject({ status: "past_due", current_period_start: iso(trialEnd) });
-    const failed = await sandbox.get(`invoices/${invoiceId}`);
+    const failed = await sandbox.get(`/invoices/${invoiceId}`);
     expect(failed).toMatchObject({ status: "open", attempt_count: 1, next_payment_attempt: iso(plus(trialEnd, 3)), due_amount_atom: 2000 });
-    const intent = await sandbox.get(`payment-intents/${failed.payment_intent}`);
+    const intent = await sandbox.get(`/payment-intents/${failed.payment_intent}`);
     expect(intent).toMatchObject({ status: "requires_payment_method", invoice: invoiceId });
 
     await sandbox.advance(plus(trialEnd, 8));
@@ -75,7 +75,7 @@ describe("dunning", () => {
       ["customer.subscription.updated", "active", "past_due", iso(trialEnd)],
       ["customer.subscription.cancelled", "past_due", "cancelled", iso(plus(trialEnd, 7))],
     ]);
-    const cancelled = await sandbox.get(`subscriptions/${sub.id}`);
+    const cancelled = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(cancelled).toMatchObject({ status: "cancelled", cancelled_at: iso(plus(trialEnd, 7)), cancel_at_period_end: false });
     expect(subEvents[4].data).toEqual(cancelled);
 
@@ -97,7 +97,7 @@ describe("dunning", () => {
       [3, iso(plus(trialEnd, 7))],
       [4, null],
     ]);
-    const uncollectible = await sandbox.get(`invoices/${invoiceId}`);
+    const uncollectible = await sandbox.get(`/invoices/${invoiceId}`);
     expect(uncollectible).toMatchObject({
       status: "uncollectible",
       attempt_count: 4,
@@ -126,9 +126,9 @@ describe("dunning", () => {
     expect(fixed.body).toMatchObject({ status: "past_due", default_payment_method: "pm_sandbox_succeeds" });
 
     await sandbox.advance(plus(trialEnd, 4));
-    const paid = await sandbox.get(`invoices/${invoiceId}`);
+    const paid = await sandbox.get(`/invoices/${invoiceId}`);
     expect(paid).toMatchObject({ status: "paid", attempt_count: 2, next_payment_attempt: null, paid_at: iso(plus(trialEnd, 3)) });
-    const active = await sandbox.get(`subscriptions/${sub.id}`);
+    const active = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(active.status).toBe("active");
     const [last] = (await sandbox.timeline(sub.id)).slice(-1);
     expect(last).toMatchObject({
@@ -145,16 +145,16 @@ describe("dunning", () => {
 
     // No more retries; the next month is collected with the fixed method.
     await sandbox.advance(new Date(new Date(active.current_period_end).getTime() + DAY));
-    const next = await sandbox.get(`subscriptions/${sub.id}`);
+    const next = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(next).toMatchObject({ status: "active", current_period_start: active.current_period_end });
-    expect(await sandbox.get(`invoices/${next.latest_invoice}`)).toMatchObject({ status: "paid", attempt_count: 1 });
-    expect((await sandbox.get(`invoices/${invoiceId}`)).attempt_count).toBe(2);
+    expect(await sandbox.get(`/invoices/${next.latest_invoice}`)).toMatchObject({ status: "paid", attempt_count: 1 });
+    expect((await sandbox.get(`/invoices/${invoiceId}`)).attempt_count).toBe(2);
   });
 
   it("the merchant collects the invoice themselves while past_due: active at once, dunning stops", async () => {
     const sandbox = await sandboxAccount();
     const { sub, trialEnd, invoiceId } = await trialEndedWith(sandbox, "pm_sandbox_requires_action");
-    expect((await sandbox.get(`subscriptions/${sub.id}`)).status).toBe("past_due");
+    expect((await sandbox.get(`/subscriptions/${sub.id}`)).status).toBe("past_due");
     expect((await sandbox.timeline(invoiceId)).map((e) => e.type)).toContain("invoice.payment_action_required");
 
     const paid = await sandbox.client.post(`/${sandbox.account}/invoices/${invoiceId}/pay`, { payment_method: "pm_sandbox_succeeds" });
@@ -164,7 +164,7 @@ describe("dunning", () => {
     expect(subEvents.at(-1)).toMatchObject({ type: "customer.subscription.updated", actor_type: "api_key", previous_data: { status: "past_due" }, data: { status: "active" } });
 
     await sandbox.advance(plus(trialEnd, 10));
-    expect((await sandbox.get(`invoices/${invoiceId}`)).attempt_count).toBe(1);
+    expect((await sandbox.get(`/invoices/${invoiceId}`)).attempt_count).toBe(1);
     expect((await sandbox.timeline(sub.id)).length).toBe(subEvents.length);
   });
 
@@ -174,19 +174,19 @@ describe("dunning", () => {
     const response = await sandbox.client.post(`/${sandbox.account}/invoices/${voided.invoiceId}/void`);
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ status: "void", next_payment_attempt: null, attempt_count: 1 });
-    expect(await sandbox.get(`subscriptions/${voided.sub.id}`)).toMatchObject({ status: "active" });
+    expect(await sandbox.get(`/subscriptions/${voided.sub.id}`)).toMatchObject({ status: "active" });
 
     const other = await sandbox.subscribe({ items: [{ price: await sandbox.price() }], trial_end: iso(plus(voided.trialEnd, 2)), default_payment_method: "pm_sandbox_declined" });
     await sandbox.advance(plus(other.trial_end, 1));
-    const pastDue = await sandbox.get(`subscriptions/${other.id}`);
+    const pastDue = await sandbox.get(`/subscriptions/${other.id}`);
     expect(pastDue.status).toBe("past_due");
     const cancel = await sandbox.client.post(`/${sandbox.account}/subscriptions/${other.id}/cancel`, {});
     expect(cancel.status, cancel.text).toBe(200);
     expect(cancel.body).toMatchObject({ status: "cancelled" });
-    const invoice = await sandbox.get(`invoices/${pastDue.latest_invoice}`);
+    const invoice = await sandbox.get(`/invoices/${pastDue.latest_invoice}`);
     expect(invoice).toMatchObject({ status: "open", attempt_count: 1, next_payment_attempt: null });
     await sandbox.advance(plus(other.trial_end, 10));
-    expect((await sandbox.get(`invoices/${pastDue.latest_invoice}`)).attempt_count).toBe(1);
+    expect((await sandbox.get(`/invoices/${pastDue.latest_invoice}`)).attempt_count).toBe(1);
     expectProblem(await sandbox.client.post(`/${sandbox.account}/subscriptions/${other.id}/pause`), 409, /is cancelled/);
   });
 
@@ -201,10 +201,10 @@ describe("dunning", () => {
 
     // Retries at +3 and +5 fail; the period ends at +7, the instant of the last retry: the renewal runs first.
     await sandbox.advance(plus(trialEnd, 8));
-    const cancelled = await sandbox.get(`subscriptions/${sub.id}`);
+    const cancelled = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(cancelled).toMatchObject({ status: "cancelled", cancelled_at: iso(plus(trialEnd, 7)), latest_invoice: flagged.body.latest_invoice });
     expect((await sandbox.timeline(sub.id)).at(-1)).toMatchObject({ type: "customer.subscription.cancelled", previous_data: { status: "past_due" } });
-    const invoice = await sandbox.get(`invoices/${cancelled.latest_invoice}`);
+    const invoice = await sandbox.get(`/invoices/${cancelled.latest_invoice}`);
     expect(invoice).toMatchObject({ status: "open", attempt_count: 3, next_payment_attempt: null });
     expect((await sandbox.timeline(invoice.id)).map((e) => e.type)).not.toContain("invoice.marked_uncollectible");
   });
@@ -215,15 +215,15 @@ describe("dunning", () => {
     const sub = await sandbox.subscribe({ items: [{ price: daily }], default_payment_method: "pm_sandbox_declined" });
     const start = new Date(sub.current_period_start);
     // The first invoice (at creation) is left for the merchant; renewals are collected automatically.
-    expect(await sandbox.get(`invoices/${sub.latest_invoice}`)).toMatchObject({ status: "open", attempt_count: 0, next_payment_attempt: null });
+    expect(await sandbox.get(`/invoices/${sub.latest_invoice}`)).toMatchObject({ status: "open", attempt_count: 0, next_payment_attempt: null });
 
     await sandbox.advance(plus(start, 1.5));
-    expect((await sandbox.get(`subscriptions/${sub.id}`)).status).toBe("past_due");
+    expect((await sandbox.get(`/subscriptions/${sub.id}`)).status).toBe("past_due");
     expectProblem(await sandbox.client.post(`/${sandbox.account}/subscriptions/${sub.id}/pause`), 409, /is past_due; only active/);
 
     // The first renewal's retries: days 4, 6, 8; renewals keep coming daily meanwhile, each failing.
     await sandbox.advance(plus(start, 8.5));
-    const cancelled = await sandbox.get(`subscriptions/${sub.id}`);
+    const cancelled = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(cancelled).toMatchObject({ status: "cancelled", cancelled_at: iso(plus(start, 8)) });
     const invoices: Json[] = [...(await sandbox.client.get(`/${sandbox.account}/invoices?customer=${sandbox.customer}&limit=100`)).body.items].reverse();
     // Creation + renewals on days 1 to 8.
@@ -239,9 +239,9 @@ describe("dunning", () => {
     const sandbox = await sandboxAccount();
     const sub = await sandbox.subscribe({ items: [{ price: await sandbox.price() }], trial_period_days: 3 });
     await sandbox.advance(plus(sub.trial_end, 10));
-    const after = await sandbox.get(`subscriptions/${sub.id}`);
+    const after = await sandbox.get(`/subscriptions/${sub.id}`);
     expect(after.status).toBe("active");
-    const invoice = await sandbox.get(`invoices/${after.latest_invoice}`);
+    const invoice = await sandbox.get(`/invoices/${after.latest_invoice}`);
     expect(invoice).toMatchObject({ status: "open", attempt_count: 0, next_payment_attempt: null, payment_intent: null });
     expect((await sandbox.timeline(invoice.id)).map((e) => e.type)).toEqual(["invoice.upcoming", "invoice.created", "invoice.finalized"]);
   });

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
-import { api, type Client, type Json } from "../helpers/api";
+import { api, type Client, type Json, type AccountPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { PROJECT_ROOT } from "../helpers/server";
 
@@ -32,8 +32,8 @@ beforeAll(async () => {
   const merchant = await newMerchant();
   account = merchant.sandboxAccountId;
   client = api(merchant.sandboxSecret.token);
-  const post = (path: string, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
-  const del = (path: string) => ok(client.delete(`/${account}${path}`));
+  const post = (path: AccountPath<"post">, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
+  const del = (path: AccountPath<"delete">) => ok(client.delete(`/${account}${path}`));
 
   // Catalogue: product, price, coupon — created, updated, deleted.
   const product = await post("/products", { name: "Pro" });

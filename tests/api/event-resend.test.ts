@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ApiPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually, type Receiver } from "../helpers/receiver";
@@ -21,7 +22,7 @@ describe("POST /api/{account_id}/events/{event_id}/resend", () => {
     const event = await latestEventOf(merchant, customer.id);
     await first.receiver.waitFor(1);
 
-    const path = `/${merchant.accountId}/events/${event.id}/resend`;
+    const path = `/${merchant.accountId}/events/${event.id}/resend` as const;
     const resent = await merchant.client.post(path, { endpoint_id: chosen.endpoint.id });
     expect(resent.status, resent.text).toBe(201);
     expect(resent.body).toMatchObject({
@@ -54,9 +55,9 @@ describe("POST /api/{account_id}/events/{event_id}/resend", () => {
     const { body: customer } = await merchant.client.post("/customers", { email: "nope@example.com" });
     const event = await latestEventOf(merchant, customer.id);
     await receiver.waitFor(1);
-    const path = `/${merchant.accountId}/events/${event.id}/resend`;
+    const path = `/${merchant.accountId}/events/${event.id}/resend` as const;
 
-    const cases: [string, unknown, number, RegExp][] = [
+    const cases: [ApiPath<"post">, unknown, number, RegExp][] = [
       [`/${merchant.accountId}/events/evt_prod_nope/resend`, { endpoint_id: endpoint.id }, 404, /event/],
       [path, { endpoint_id: "we_prod_nope" }, 404, /webhook endpoint/],
       [path, {}, 400, /endpoint_id/],

@@ -1,3 +1,4 @@
+import { type Query } from "../helpers/api";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
@@ -19,7 +20,7 @@ beforeAll(async () => {
 });
 
 type EventItem = { id: string; type: string; aggregate_id: string; created: string };
-const list = async (query = "") => (await merchant.client.get(`/${merchant.accountId}/events${query}`)).body;
+const list = async (query: Query = "") => (await merchant.client.get(`/${merchant.accountId}/events${query}`)).body;
 const summary = (items: EventItem[]) => items.map((e) => `${e.type} ${e.aggregate_id === alice.id ? "alice" : "bob"}`);
 
 describe("GET /{account_id}/events", () => {
@@ -164,8 +165,8 @@ describe("GET /{account_id}/events/{event_id} and its deliveries", () => {
 
   it("is read-only", async () => {
     const [latest] = (await list("?limit=1")).items;
-    expectProblem(await merchant.client.post(`/${merchant.accountId}/events`, { type: "customer.created" }), 405);
-    expectProblem(await merchant.client.delete(`/${merchant.accountId}/events/${latest.id}`), 405);
+    expectProblem(await merchant.client.offContract.post(`/${merchant.accountId}/events`, { type: "customer.created" }), 405);
+    expectProblem(await merchant.client.offContract.delete(`/${merchant.accountId}/events/${latest.id}`), 405);
   });
 });
 

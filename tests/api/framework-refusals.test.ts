@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signUp } from "@/lib/auth/users";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
-import { signInWithPassword } from "../helpers/sign-in";
+import { signInWithPassword, authUrl } from "../helpers/sign-in";
 
 const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!);
 
@@ -86,10 +86,10 @@ describe("framework refusals", () => {
       expect(await response.json(), url).toMatchObject({ status: 400, detail: expect.stringMatching(/callbackUrl/), request_id: expect.stringMatching(/^req_/) });
     }
     // The same URL kept in next-auth's callback cookie.
-    const cookie = await fetch(`${app.baseUrl}/api/auth/signin`, { redirect: "manual", headers: { Cookie: "next-auth.callback-url=javascript:alert(1)" } });
+    const cookie = await fetch(authUrl(app.baseUrl, "/signin"), { redirect: "manual", headers: { Cookie: "next-auth.callback-url=javascript:alert(1)" } });
     expect(cookie.status).toBe(400);
     // A safe one still works.
-    const safe = await fetch(`${app.baseUrl}/api/auth/signin?callbackUrl=%2Faccounts`, { redirect: "manual" });
+    const safe = await fetch(authUrl(app.baseUrl, "/signin?callbackUrl=%2Faccounts"), { redirect: "manual" });
     expect(safe.status).toBeLessThan(400);
     expectJsonLogsOnly();
   });
@@ -98,12 +98,12 @@ describe("framework refusals", () => {
     const email = `out-${randomBytes(4).toString("hex")}@example.com`;
     await signUp({ name: "Out", company: "Out Co", email, password: "correct horse battery staple" });
     const session = await signInWithPassword(app.baseUrl, email, "correct horse battery staple");
-    const before = (await (await fetch(`${app.baseUrl}/api/auth/session`, { headers: { Cookie: session } })).json()) as { user?: { id?: string } };
+    const before = (await (await fetch(authUrl(app.baseUrl, "/session"), { headers: { Cookie: session } })).json()) as { user?: { id?: string } };
     expect(before.user?.id).toMatch(/^user_/);
 
-    const csrf = await fetch(`${app.baseUrl}/api/auth/csrf`, { headers: { Cookie: session } });
+    const csrf = await fetch(authUrl(app.baseUrl, "/csrf"), { headers: { Cookie: session } });
     const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const out = await fetch(`${app.baseUrl}/api/auth/signout`, {
+    const out = await fetch(authUrl(app.baseUrl, "/signout"), {
       method: "POST",
       redirect: "manual",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: [session, ...cookiesOf(csrf)].join("; ") },
@@ -111,7 +111,7 @@ describe("framework refusals", () => {
     });
     expect(out.status).toBeLessThan(400);
 
-    const after = await fetch(`${app.baseUrl}/api/auth/session`, { headers: { Cookie: session } });
+    const after = await fetch(authUrl(app.baseUrl, "/session"), { headers: { Cookie: session } });
     expect(after.status).toBe(200);
     expect(await after.json()).toEqual({});
     expectJsonLogsOnly();

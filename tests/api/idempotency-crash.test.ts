@@ -4,7 +4,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { getDb } from "@/db/client";
 import { customers, idempotencyKeys } from "@/db/schema";
 import { REDACTED_SECRET } from "@/lib/idempotency/service";
-import { api, type ApiResponse } from "../helpers/api";
+import { api, type ApiResponse, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { startApp, type RunningApp } from "../helpers/server";
 
@@ -37,7 +37,7 @@ describe("Idempotency-Key across a crash", () => {
     const blocker = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
     const holding = blocker.begin(async (tx) => {
       await tx`select id from accounts where id = ${merchant.accountId} for update`;
-      const inFlight = api(merchant.secret.token, `${victim.baseUrl}/api`)
+      const inFlight = api(merchant.secret.token, apiRoot(victim.baseUrl))
         .post("/customers", { email: "crash@example.com" }, withKey("crash-1"))
         .catch(() => null);
       for (let i = 0; i < 100; i++) {
@@ -64,7 +64,7 @@ describe("Idempotency-Key across a crash", () => {
     const merchant = await newMerchant();
     const victim = await startApp({ DATABASE_URL: inject("databaseUrl") });
     apps.push(victim);
-    const client = api(merchant.secret.token, `${victim.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(victim.baseUrl));
     const keys = Array.from({ length: 30 }, (_, i) => `drill-${i}`);
     const inFlight = keys.map((key) => client.post("/customers", { email: `${key}@example.com` }, withKey(key)).catch(() => null));
     // Kill once the first answers arrive: some requests done, some mid-way, some not started.

@@ -84,7 +84,7 @@ describe("Idempotency-Key on POST", () => {
   it("does not replay a retryable conflict: the retry it asks for runs again", async () => {
     const merchant = await newMerchant();
     const client = api(merchant.sandboxSecret.token);
-    const base = `/${merchant.sandboxAccountId}`;
+    const base = `/${merchant.sandboxAccountId}` as const;
     const product = (await client.post(`${base}/products`, { name: "Plan" })).body.id;
     const price = async (unit_amount_atom: number) =>
       (await client.post(`${base}/prices`, { product, currency: "usd", unit_amount_atom, type: "recurring", recurring: { interval: "month" } })).body.id;

@@ -47,7 +47,7 @@ describe("deliver-webhook fairness (Inngest mode)", () => {
     const merchant = await newMerchant();
     const receiver = await Receiver.start();
     try {
-      const base = `/${merchant.accountId}/webhook-endpoints`;
+      const base = `/${merchant.accountId}/webhook-endpoints` as const;
       const paced = await merchant.client.post(base, { url: receiver.url, events: ["customer.created"], max_deliveries_per_second: 2 });
       const free = await merchant.client.post(base, { url: receiver.url, events: ["customer.created"] });
       expect(paced.body.max_deliveries_per_second).toBe(2);

@@ -79,7 +79,7 @@ describe("invoice_locked", () => {
     const eventsBefore = await typesOf(invoice.id);
     const release = await holdInvoiceLock(invoice.id);
     try {
-      const path = `/${merchant.accountId}/invoices/${invoice.id}/${action}`;
+      const path = `/${merchant.accountId}/invoices/${invoice.id}/${action as "finalize" | "pay" | "void" | "mark-uncollectible" | "lines"}` as const;
       const refused = await merchant.client.post(path, body);
       expectInvoiceLocked(refused, invoice.id);
       // Reads do not wait for the lock.
@@ -88,7 +88,7 @@ describe("invoice_locked", () => {
     } finally {
       await release();
     }
-    const retried = await merchant.client.post(`/${merchant.accountId}/invoices/${invoice.id}/${action}`, body);
+    const retried = await merchant.client.post(`/${merchant.accountId}/invoices/${invoice.id}/${action as "finalize" | "pay" | "void" | "mark-uncollectible" | "lines"}`, body);
     expect(retried.status, retried.text).toBe(200);
     expect(retried.body.status).toBe(after);
   });
@@ -96,7 +96,7 @@ describe("invoice_locked", () => {
   it("removing a line of a locked draft is refused the same way", async () => {
     const invoice = await draft();
     const release = await holdInvoiceLock(invoice.id);
-    const path = `/invoices/${invoice.id}/lines/${invoice.lines[0].id}`;
+    const path = `/invoices/${invoice.id}/lines/${invoice.lines[0].id}` as const;
     try {
       expectInvoiceLocked(await merchant.client.delete(path), invoice.id);
     } finally {

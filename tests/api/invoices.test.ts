@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Json } from "../helpers/api";
+import type { Json, Query } from "../helpers/api";
+
+/** The invoice operations posted to `/invoices/{id}/{action}`. */
+type InvoiceAction = "finalize" | "pay" | "void" | "mark-uncollectible" | "lines";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually, type Receiver } from "../helpers/receiver";
@@ -71,7 +74,7 @@ async function draft(lines: Json[] = [{ unit_amount_atom: 1000, description: "Se
   return response.body;
 }
 
-const act = (id: string, action: string, body?: Json, m: Merchant = merchant, correlationId?: string) =>
+const act = (id: string, action: InvoiceAction, body?: Json, m: Merchant = merchant, correlationId?: string) =>
   m.client.post(`/${m.accountId}/invoices/${id}/${action}`, body, {
     headers: correlationId ? { "X-Correlation-Id": correlationId } : {},
   });
@@ -268,7 +271,7 @@ describe("invoices", () => {
       void: (await act((await openInvoice()).id, "void")).body,
       uncollectible: (await act((await openInvoice()).id, "mark-uncollectible")).body,
     };
-    const invalid: [string, string, Json?][] = [
+    const invalid: [string, InvoiceAction, Json?][] = [
       ["draft", "pay", { paid_out_of_band: true }],
       ["draft", "void"],
       ["draft", "mark-uncollectible"],
@@ -429,7 +432,7 @@ describe("invoices", () => {
     const i0 = await draft(undefined, fresh, a);
     const i1 = await openInvoice(undefined, fresh, a);
     const i2 = await openInvoice(undefined, fresh, b);
-    const listed = async (query: string) => {
+    const listed = async (query: Query) => {
       const response = await fresh.client.get(`/${fresh.accountId}/invoices${query}`);
       expect(response.status, response.text).toBe(200);
       return response.body;
@@ -452,7 +455,7 @@ describe("invoices", () => {
     const theirs = await draft(undefined, other, theirCustomer);
     expectProblem(await merchant.client.get(`/invoices/${theirs.id}`), 404, /No such invoice/);
     expectProblem(await merchant.client.get(`/${merchant.accountId}/invoices/${theirs.id}`), 404);
-    for (const action of ["finalize", "void", "mark-uncollectible"]) expectProblem(await act(theirs.id, action), 404);
+    for (const action of ["finalize", "void", "mark-uncollectible"] as const) expectProblem(await act(theirs.id, action), 404);
     expectProblem(await act(theirs.id, "pay", { paid_out_of_band: true }), 404);
     expectProblem(await act(theirs.id, "lines", { unit_amount_atom: 1, description: "x" }), 404);
     expectProblem(await merchant.client.delete(`/invoices/${theirs.id}/lines/${theirs.lines[0].id}`), 404);

@@ -1,3 +1,4 @@
+import { type Query } from "../helpers/api";
 import { and, count, eq, gte, lt } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -23,7 +24,7 @@ const TO = new Date(FROM.getTime() + 5 * DAY);
 
 type Filters = { event_id?: string; aggregate_id?: string; aggregate_type?: string; event_type?: string; gte?: Date; lt?: Date };
 
-function queryOf(filters: Filters, extra = ""): string {
+function queryOf(filters: Filters, extra = ""): Query {
   const params = new URLSearchParams();
   for (const key of ["event_id", "aggregate_id", "aggregate_type", "event_type"] as const) {
     if (filters[key]) params.set(key, filters[key]!);
@@ -129,7 +130,7 @@ describe("event totals", () => {
 
 describe("cursor paging", () => {
   type Page = { items: { id: string; created: string }[]; total: number; has_more: boolean };
-  const get = async (query: string): Promise<Page> => {
+  const get = async (query: Query): Promise<Page> => {
     const response = await merchant.client.get(`/${merchant.accountId}/events${query}`);
     expect(response.status, response.text).toBe(200);
     return response.body;

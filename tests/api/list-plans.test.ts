@@ -21,7 +21,7 @@ import { listChangeRequests } from "@/lib/subscription-changes/service";
 import { listSubscriptions } from "@/lib/subscriptions/service";
 import { listEndpointDeliveries } from "@/lib/webhooks/deliveries";
 import { listWebhookEndpoints } from "@/lib/webhooks/endpoints";
-import { api } from "../helpers/api";
+import { api, type AccountPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 
 /*
@@ -52,7 +52,7 @@ beforeAll(async () => {
   const merchant = await newMerchant();
   const account = merchant.sandboxAccountId;
   const sandbox = api(merchant.sandboxSecret.token);
-  const post = async (path: string, body: unknown = {}) => {
+  const post = async (path: AccountPath<"post">, body: unknown = {}) => {
     const response = await sandbox.post(`/${account}${path}`, body);
     expect(response.status, response.text).toBeLessThan(300);
     return response.body;

@@ -1,3 +1,4 @@
+import { type AccountPath } from "../helpers/api";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { and, count, gte, lt } from "drizzle-orm";
@@ -22,13 +23,14 @@ const FROM = new Date(Date.UTC(2026, 5, 1));
 const TO = new Date(FROM.getTime() + 5 * DAY);
 const MID = new Date(FROM.getTime() + 1.5 * DAY + 3_600_000);
 
+type WithoutSlash<P> = P extends `/${infer Rest}` ? Rest : never;
 /**
  * A list: its API path, its declaration (db/list-declarations.ts: the rows it shows, as its
  * service selects them, and its filters' columns) and the values of its filters tried here.
  */
 type ListCase = {
   /** The API path; null for a list only the dashboard reads (its service is called here). */
-  path: () => string | null;
+  path: () => WithoutSlash<AccountPath<"get">> | null;
   list: ListName;
   /** Whose rows: the account's, or the endpoint's. */
   scopeId: () => string;
@@ -158,7 +160,7 @@ beforeAll(async () => {
   merchant = await newMerchant();
   sql = postgres(inject("databaseUrl"), { max: 4, onnotice: () => {} });
   const client = merchant.client;
-  const post = async (path: string, body: unknown = {}) => {
+  const post = async (path: AccountPath<"post">, body: unknown = {}) => {
     const response = await client.post(`/${merchant.accountId}${path}`, body);
     expect(response.status, response.text).toBeLessThan(300);
     return response.body;

@@ -4,7 +4,7 @@ import { createServer as createTcpServer, connect, type Server as TcpServer, typ
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { apiBaseUrl, type Json } from "../helpers/api";
+import { apiBaseUrl, type Json, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
@@ -57,7 +57,7 @@ async function cuttableProxy(target: URL) {
   };
   await open();
   cleanups.push(() => cut().catch(() => undefined));
-  return { url: () => `http://127.0.0.1:${port}/api`, cut, restore: open };
+  return { url: () => apiRoot(`http://127.0.0.1:${port}`), cut, restore: open };
 }
 
 function startListen(args: string[]) {

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, type Client, type Json } from "../helpers/api";
+import { api, type Client, type Json, type ApiPath } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
+
+/** The payment intent operations posted to `/payment-intents/{id}/{action}`. */
+type IntentAction = "confirm" | "capture" | "cancel";
 import { expectProblem } from "../helpers/problem";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -303,7 +306,7 @@ describe("cancel and invalid transitions", () => {
     expect(before.status).toBe(state);
     const typesBefore = await typesOf(intent.id);
 
-    expectProblem(await sandbox.post(`/payment-intents/${intent.id}/${action}`, {}), 409, detail);
+    expectProblem(await sandbox.post(`/payment-intents/${intent.id}/${action as IntentAction}`, {}), 409, detail);
     expect((await sandbox.get(`/payment-intents/${intent.id}`)).body).toEqual(before);
     expect(await typesOf(intent.id)).toEqual(typesBefore);
   });
@@ -369,7 +372,7 @@ describe("validation", () => {
     ["cancel", { reason: "x" }, "reason"],
   ])("answers 422 on %s with %j", async (action, body, field) => {
     const intent = await createIntent({ capture_method: "manual" });
-    const response = await sandbox.post(`/payment-intents/${intent.id}/${action}`, body);
+    const response = await sandbox.post(`/payment-intents/${intent.id}/${action as IntentAction}`, body);
     expectProblem(response, 422);
     expect(response.body.errors.map((e: Json) => e.field)).toContain(field);
   });
@@ -391,7 +394,7 @@ describe("lists and isolation", () => {
     const b = (await client.post("/payment-intents", { amount_atom: 200, currency: "eur", payment_method: "pm_sandbox_succeeds", confirm: true })).body;
     const c = (await client.post("/payment-intents", { amount_atom: 300, currency: "EUR", payment_method: "pm_sandbox_declined", confirm: true })).body;
     expect(c.currency).toBe("eur");
-    const ids = async (path: string) => (await client.get(path)).body.items.map((x: Json) => x.id);
+    const ids = async (path: ApiPath<"get">) => (await client.get(path)).body.items.map((x: Json) => x.id);
     expect(await ids(`/${fresh.sandboxAccountId}/payment-intents`)).toEqual([c.id, b.id, a.id]);
     expect(await ids(`/payment-intents?customer=${customer.id}`)).toEqual([a.id]);
     expect(await ids("/payment-intents?status=succeeded")).toEqual([b.id]);
@@ -412,7 +415,7 @@ describe("lists and isolation", () => {
 
     expectProblem(await sandbox.get(`/payment-intents/${theirs.id}`), 404, /No such payment intent/);
     expectProblem(await sandbox.get(`/${account}/payment-intents/${theirs.id}`), 404);
-    for (const action of ["confirm", "capture", "cancel"]) {
+    for (const action of ["confirm", "capture", "cancel"] as const) {
       expectProblem(await sandbox.post(`/payment-intents/${theirs.id}/${action}`, {}), 404);
     }
     expectProblem(await sandbox.get(`/payments/${theirPayment.id}`), 404, /No such payment/);

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { createFreshDatabase } from "../helpers/database";
 import { startPgBouncer, type RunningPgBouncer } from "../helpers/pgbouncer";
 import { Receiver } from "../helpers/receiver";
@@ -55,7 +55,7 @@ describe("through PgBouncer in transaction mode", () => {
     });
     const seed = JSON.parse(stdout) as { secret_token: string; account_id: string; sandbox_secret_token: string; sandbox_account_id: string };
     app = await startApp({ DATABASE_URL: pooledUrl });
-    const merchant = api(seed.secret_token, `${app.baseUrl}/api`);
+    const merchant = api(seed.secret_token, apiRoot(app.baseUrl));
 
     const endpoint = await merchant.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
     expect(endpoint.status, endpoint.text).toBe(201);
@@ -81,7 +81,7 @@ describe("through PgBouncer in transaction mode", () => {
     expect(replay.body.id).toBe(first.body.id);
 
     // A month on the sandbox test clock: row locks, renewals, invoices and their events.
-    const sandbox = api(seed.sandbox_secret_token, `${app.baseUrl}/api`);
+    const sandbox = api(seed.sandbox_secret_token, apiRoot(app.baseUrl));
     const product = await sandbox.post("/products", { name: "Pooled plan" });
     const price = await sandbox.post("/prices", { product: product.body.id, currency: "usd", unit_amount_atom: 1200, type: "recurring", recurring: { interval: "month" } });
     const customer = await sandbox.post("/customers", { email: "clock@example.com" });

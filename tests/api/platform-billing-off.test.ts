@@ -8,6 +8,7 @@ import { startApp, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { signInWithPassword } from "../helpers/sign-in";
 import { newOperator } from "../helpers/operator";
+import { api, apiRoot } from "../helpers/api";
 
 /**
  * A self-hosted install: PLATFORM_BILLING unset. The app is started without it (the shared app
@@ -35,9 +36,9 @@ describe("platform billing off (the default)", () => {
 
     const session = await signInWithPassword(app.baseUrl, email, password);
     for (const account of await organizationAccounts(organization!.id)) {
-      const response = await fetch(`${app.baseUrl}/api/${account.id}/billing-status`, { headers: { Cookie: session } });
+      const response = await api(undefined, apiRoot(app.baseUrl)).get(`/${account.id}/billing-status`, { headers: { Cookie: session } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({
+      expect(response.body).toEqual({
         cit_allowed: true,
         mit_allowed: true,
         cit_processing_enabled: true,
@@ -58,12 +59,8 @@ describe("platform billing off (the default)", () => {
     const [user] = await db.select().from(users).where(eq(users.email, email));
     const [live] = await organizationAccounts(user!.organizationId);
     const operator = await newOperator();
-    const response = await fetch(`${app.baseUrl}/api/${live!.id}/billing-status`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${operator.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ mit_processing_enabled: false }),
-    });
+    const response = await api(operator.token, apiRoot(app.baseUrl)).post(`/${live!.id}/billing-status`, { mit_processing_enabled: false });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ billing_status: "exempt", cit_allowed: true, mit_allowed: false, platform_customer: null });
+    expect(response.body).toMatchObject({ billing_status: "exempt", cit_allowed: true, mit_allowed: false, platform_customer: null });
   });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, type Json } from "../helpers/api";
+import { api, type Json, type Query } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -185,7 +185,7 @@ describe("prices", () => {
       ids.push(created.body.id);
     }
     const [p0, p1, p2] = ids;
-    const listed = async (query: string) => {
+    const listed = async (query: Query) => {
       const response = await fresh.client.get(`/${fresh.accountId}/prices${query}`);
       expect(response.status, response.text).toBe(200);
       return response.body;

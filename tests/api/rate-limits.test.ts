@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api, type ApiResponse } from "../helpers/api";
+import { api, type ApiResponse, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { startApp, type RunningApp } from "../helpers/server";
@@ -42,7 +42,7 @@ describe("rate limits", () => {
 
   it("shares one token's limit across instances and answers 429 with Retry-After and RateLimit fields", async () => {
     const merchant = await newMerchant();
-    const responses = await burstBoth((app) => api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT + 2);
+    const responses = await burstBoth((app) => api(merchant.secret.token, apiRoot(app.baseUrl)).get("/customers"), LIMIT + 2);
     expect(responses.slice(0, LIMIT).map((r) => r.status)).toEqual(Array(LIMIT).fill(200));
     expect(responses[0]!.headers.get("ratelimit-policy")).toBe(`"token";q=${LIMIT};w=1`);
     expect(responses[0]!.headers.get("ratelimit")).toMatch(/^"token";r=\d+;t=[01]$/);
@@ -57,26 +57,26 @@ describe("rate limits", () => {
     }
     // The next window serves again; another token has its own count.
     const other = await newMerchant();
-    expect((await api(other.secret.token, `${first.baseUrl}/api`).get("/customers")).status).toBe(200);
+    expect((await api(other.secret.token, apiRoot(first.baseUrl)).get("/customers")).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await api(merchant.secret.token, `${second.baseUrl}/api`).get("/customers")).status).toBe(200);
+    expect((await api(merchant.secret.token, apiRoot(second.baseUrl)).get("/customers")).status).toBe(200);
   });
 
   it("limits a sandbox token to a quarter, and requests without valid credentials per address", async () => {
     const merchant = await newMerchant();
-    const sandbox = await burstBoth((app) => api(merchant.sandboxSecret.token, `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 1);
+    const sandbox = await burstBoth((app) => api(merchant.sandboxSecret.token, apiRoot(app.baseUrl)).get("/customers"), LIMIT / 4 + 1);
     expect(sandbox.map((r) => r.status)).toEqual([...Array(LIMIT / 4).fill(200), 429]);
     expect(sandbox[0]!.headers.get("ratelimit-policy")).toBe(`"sandbox-token";q=${LIMIT / 4};w=1`);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const guesses = await burstBoth((app) => api("st_prod_00000000000000000000000000000000", `${app.baseUrl}/api`).get("/customers"), LIMIT / 4 + 2);
+    const guesses = await burstBoth((app) => api("st_prod_00000000000000000000000000000000", apiRoot(app.baseUrl)).get("/customers"), LIMIT / 4 + 2);
     expect(guesses.slice(0, LIMIT / 4).map((r) => r.status)).toEqual(Array(LIMIT / 4).fill(401));
     for (const refused of guesses.slice(LIMIT / 4)) {
       expectProblem(refused, 429, /from this address without valid credentials/);
       expect(refused.headers.get("ratelimit-policy")).toBe(`"address";q=${LIMIT / 4};w=1`);
     }
     // A client address is the socket's: a forged X-Forwarded-For does not buy a fresh count.
-    const forged = await api("st_prod_00000000000000000000000000000000", `${first.baseUrl}/api`).get("/customers", {
+    const forged = await api("st_prod_00000000000000000000000000000000", apiRoot(first.baseUrl)).get("/customers", {
       headers: { "X-Forwarded-For": "203.0.113.9" },
     });
     expect(forged.status).toBe(429);
@@ -104,7 +104,7 @@ describe("RateLimit remaining with batches", () => {
 
   it("reports the shared quota's remaining count, within a batch, from either instance", async () => {
     const merchant = await newMerchant();
-    const responses = await burst([first, second], (app) => api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers"), 12);
+    const responses = await burst([first, second], (app) => api(merchant.secret.token, apiRoot(app.baseUrl)).get("/customers"), 12);
     expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
     responses.forEach((response, i) => {
       const exact = limit - 1 - i;

@@ -6,6 +6,7 @@ import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "../helpers/database";
 import { eventually, Receiver } from "../helpers/receiver";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { api, apiRoot, type ApiPath } from "../helpers/api";
 
 const run = promisify(execFile);
 
@@ -39,11 +40,10 @@ describe("restart safety of the embedded driver", () => {
       env: { ...process.env, DATABASE_URL: database.url },
     });
     const seed = JSON.parse(stdout) as { secret_token: string; account_id: string };
-    const headers = { Authorization: `Bearer ${seed.secret_token}`, "Content-Type": "application/json" };
 
     app = await startApp({ DATABASE_URL: database.url });
-    const post = (path: string, body: unknown) =>
-      fetch(`${app!.baseUrl}/api${path}`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
+    const client = api(seed.secret_token, apiRoot(app.baseUrl));
+    const post = async (path: ApiPath<"post">, body: unknown) => (await client.post(path, body)).body;
 
     receiver.respond("hang");
     const endpoint = await post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["*"] });

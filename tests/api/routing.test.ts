@@ -50,7 +50,8 @@ describe("the OpenAPI document and the served paths", () => {
     const client = api();
     for (const { template, method, operation } of documented) {
       const url = template.replace("{account_id}", merchant.accountId).replace(/\{\w+\}/g, "x1");
-      const response = await client.request(method.toUpperCase(), url);
+      // The paths come from the document at run time, so the compiler cannot check them; their answers are still held to Problem.
+      const response = await client.offContract.request(method.toUpperCase(), url);
       const label = `${method.toUpperCase()} ${template}`;
       expect(response.headers.get("x-request-id"), label).toMatch(/^req_/);
       expect(response.status, label).not.toBe(405);

@@ -4,14 +4,16 @@ import { organizationAccounts, signUp } from "@/lib/auth/users";
 import { startApp, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";
+import { authUrl } from "../helpers/sign-in";
+import { api } from "../helpers/api";
 
 const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!);
 
 /** next-auth's credentials sign-in over HTTP: the session cookie, or the error it answered. */
 async function signIn(base: string, email: string, password: string): Promise<{ session?: string; error?: string }> {
-  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const csrf = await fetch(authUrl(base, "/csrf"));
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const callback = await fetch(`${base}/api/auth/callback/credentials`, {
+  const callback = await fetch(authUrl(base, "/callback/credentials"), {
     method: "POST",
     redirect: "manual",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookiesOf(csrf).join("; ") },
@@ -25,7 +27,7 @@ async function signIn(base: string, email: string, password: string): Promise<{ 
 
 /** Whether a session cookie names a signed-in user (next-auth's session endpoint). */
 async function sessionUser(base: string, cookie: string): Promise<string | undefined> {
-  const response = await fetch(`${base}/api/auth/session`, { headers: { Cookie: cookie } });
+  const response = await fetch(authUrl(base, "/session"), { headers: { Cookie: cookie } });
   return ((await response.json()) as { user?: { id?: string } }).user?.id || undefined;
 }
 
@@ -43,14 +45,14 @@ describe("dashboard sessions", () => {
     await signUp({ name: "Out", company: "Out Co", email, password: "correct horse battery staple" });
     const { session } = await signIn(base, email, "correct horse battery staple");
     expect(session).toBeDefined();
-    const before = await fetch(`${base}/api/auth/session`, { headers: { Cookie: session! } });
+    const before = await fetch(authUrl(base, "/session"), { headers: { Cookie: session! } });
     expect(((await before.json()) as { user?: { organizationId: string } }).user?.organizationId).toMatch(/^org_/);
     const home = await fetch(`${base}/`, { headers: { Cookie: session! }, redirect: "manual" });
     expect(home.headers.get("location")).toMatch(/\/accounts\//);
 
-    const csrf = await fetch(`${base}/api/auth/csrf`, { headers: { Cookie: session! } });
+    const csrf = await fetch(authUrl(base, "/csrf"), { headers: { Cookie: session! } });
     const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const out = await fetch(`${base}/api/auth/signout`, {
+    const out = await fetch(authUrl(base, "/signout"), {
       method: "POST",
       redirect: "manual",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: [session!, ...cookiesOf(csrf)].join("; ") },
@@ -58,7 +60,7 @@ describe("dashboard sessions", () => {
     });
     expect(out.status).toBeLessThan(400);
 
-    const replayed = await fetch(`${base}/api/auth/session`, { headers: { Cookie: session! } });
+    const replayed = await fetch(authUrl(base, "/session"), { headers: { Cookie: session! } });
     expect(await replayed.json()).not.toHaveProperty("user.organizationId", expect.stringMatching(/.+/));
     const page = await fetch(`${base}/`, { headers: { Cookie: session! }, redirect: "manual" });
     expect(page.headers.get("location")).toMatch(/\/signin$/);
@@ -107,17 +109,11 @@ describe("dashboard sessions", () => {
 
   it("does not trust a client's X-Forwarded-Host in the same-origin check", async () => {
     const { live, request, cookie } = await signedInUser();
-    const base = inject("apiBaseUrl");
-    const forged = await fetch(`${base}/api/${live.id}/customers`, {
-      method: "POST",
-      headers: {
-        Cookie: cookie,
-        Origin: "https://evil.example",
-        "X-Forwarded-Host": "evil.example",
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify({ email: "csrf@example.com" }),
-    });
+    const forged = await api().post(
+      `/${live.id}/customers`,
+      { email: "csrf@example.com" },
+      { headers: { Cookie: cookie, Origin: "https://evil.example", "X-Forwarded-Host": "evil.example" } },
+    );
     expect(forged.status).toBe(403);
     expect((await request("GET", `/${live.id}/customers`)).body.total).toBe(0);
   });

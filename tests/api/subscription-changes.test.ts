@@ -50,7 +50,7 @@ async function subscribe(items: Json[], extra: Json = {}, setup: Setup = s): Pro
   return response.body;
 }
 
-const requests = (sub: Json, setup: Setup = s) => `/${setup.account}/subscriptions/${sub.id}/change-requests`;
+const requests = (sub: Json, setup: Setup = s) => `/${setup.account}/subscriptions/${sub.id}/change-requests` as const;
 
 async function createRequest(sub: Json, steps: Json[], setup: Setup = s): Promise<Json> {
   const response = await setup.client.post(requests(sub, setup), { steps });
@@ -490,7 +490,7 @@ describe("applying a change request", () => {
     const [cheap, dear] = [await mk(1000), await mk(2000)];
     const customer = (await live.post("/customers", { email: "live@example.com" })).body.id;
     const sub = (await live.post("/subscriptions", { customer, items: [{ price: dear }] })).body;
-    const base = `/${account}/subscriptions/${sub.id}/change-requests`;
+    const base = `/${account}/subscriptions/${sub.id}/change-requests` as const;
     const up = (await live.post(base, { steps: [{ type: "set_quantity", item: sub.items[0].id, quantity: 2 }] })).body;
     const refused = await live.post(`${base}/${up.id}/apply`, { payment_method: "pm_sandbox_succeeds" });
     expectProblem(refused, 422);

@@ -1,3 +1,4 @@
+import { type ApiPath } from "../helpers/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceContext } from "@/lib/context";
 import { renewSubscription } from "@/lib/subscriptions/renewal";
@@ -32,10 +33,10 @@ afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
 });
 
-const base = (m: Merchant = merchant) => `/${m.accountId}/subscriptions`;
+const base = (m: Merchant = merchant) => `/${m.accountId}/subscriptions` as const;
 const events = async (id: string, m: Merchant = merchant): Promise<Json[]> =>
   (await m.client.get(`/${m.accountId}/events?aggregate_id=${id}`)).body.items;
-const post = (path: string, body?: Json, correlationId?: string) =>
+const post = (path: ApiPath<"post">, body?: Json, correlationId?: string) =>
   merchant.client.post(path, body, { headers: correlationId ? { "X-Correlation-Id": correlationId } : {} });
 
 async function subscribe(body: Json = {}, m: Merchant = merchant, customer = customerId) {
@@ -172,7 +173,7 @@ describe("subscriptions", () => {
 
   it("items: list, add, change quantity, remove (not the last: 409), each with customer.subscription.updated", async () => {
     const sub = await subscribe({ trial_period_days: 5 });
-    const itemsPath = `${base()}/${sub.id}/items`;
+    const itemsPath = `${base()}/${sub.id}/items` as const;
     expect((await merchant.client.get(itemsPath)).body).toMatchObject({ items: [{ object: "subscription_item", price: monthly, quantity: 1 }], total: 1 });
 
     const added = await post(itemsPath, { price: monthlyB, quantity: 3 }, "items-add");
@@ -204,7 +205,7 @@ describe("subscriptions", () => {
 
   it("update, pause, resume, cancel at period end and now; invalid transitions are 409 naming the status", async () => {
     const sub = await subscribe();
-    const path = `${base()}/${sub.id}`;
+    const path = `${base()}/${sub.id}` as const;
     const updated = await post(path, { metadata: { a: "1" } }, "upd");
     expect(updated.status, updated.text).toBe(200);
     expect((await events(sub.id))[0]).toMatchObject({ type: "customer.subscription.updated", data: { metadata: { a: "1" } }, previous_data: { metadata: {} } });

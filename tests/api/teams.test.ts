@@ -14,6 +14,7 @@ import { callAction } from "../helpers/server-action";
 import { signInWithPassword } from "../helpers/sign-in";
 import { memberSession, newTeam, PASSWORD, uniqueEmail } from "../helpers/team";
 import { expectProblem } from "../helpers/problem";
+import { api, apiRoot } from "../helpers/api";
 
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2, owner: 3 };
 /** What the docs promise developers beyond reading (docs/teams.md): written out here, so a drift fails. */
@@ -231,7 +232,7 @@ describe("SIGNUP", () => {
     });
     expect(accepted.result).toEqual({ ok: true, email: invited });
     const session = await signInWithPassword(closed.baseUrl, invited, PASSWORD);
-    const read = await fetch(`${closed.baseUrl}/api/${account!.id}/customers`, { headers: { Cookie: session } });
+    const read = await api(undefined, apiRoot(closed.baseUrl)).get(`/${account!.id}/customers`, { headers: { Cookie: session } });
     expect(read.status).toBe(200);
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { TOKEN_CACHE_TTL_MS } from "@/lib/auth/tokens";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { newMerchant, revokeToken, type Merchant } from "../helpers/merchant";
 import { startApp, type RunningApp } from "../helpers/server";
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 describe("cached token look-ups", () => {
   it("a revoked token stops working within the bound on both server processes", async () => {
     expect(TOKEN_CACHE_TTL_MS).toBeLessThanOrEqual(1_000);
-    const servers = [api(merchant.secret.token), api(merchant.secret.token, `${second.baseUrl}/api`)];
+    const servers = [api(merchant.secret.token), api(merchant.secret.token, apiRoot(second.baseUrl))];
     // Warm both caches, and keep them warm until the revocation.
     for (const client of servers) expect((await client.get("/customers?limit=1")).status).toBe(200);
     let polling = true;

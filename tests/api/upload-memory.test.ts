@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { authUrl } from "../helpers/sign-in";
 
 const MB = 1024 * 1024;
 const UPLOAD_BYTES = 256 * MB;
@@ -103,9 +104,9 @@ describe("256 MB uploads", () => {
     app = await startApp({ DATABASE_URL: inject("databaseUrl") });
     merchant = await newMerchant();
     // Warm up the routes (code loading and caches are not the bodies' cost).
-    const client = api(merchant.secret.token, `${app.baseUrl}/api`);
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
     for (let i = 0; i < 3; i++) await client.post("/customers", { email: `warm-${i}@example.com` });
-    for (let i = 0; i < 3; i++) await fetch(`${app.baseUrl}/api/auth/csrf`);
+    for (let i = 0; i < 3; i++) await fetch(authUrl(app.baseUrl, "/csrf"));
     await fetch(`${app.baseUrl}/signup`);
   });
   afterAll(async () => {
@@ -152,7 +153,7 @@ describe("256 MB uploads", () => {
     expectRefused(outcomes[0]!, true);
     expect(growth).toBeLessThan(50 * MB);
     // Nothing was created from it (only the three warm-up customers exist).
-    expect((await api(merchant.secret.token, `${app.baseUrl}/api`).get("/customers")).body.total).toBe(3);
+    expect((await api(merchant.secret.token, apiRoot(app.baseUrl)).get("/customers")).body.total).toBe(3);
   });
 
   it("three at once to next-auth's sign-in, before any authentication, are refused at the cap", { timeout: 180_000 }, async () => {

@@ -15,7 +15,7 @@ async function sandboxEndpoint(url: string) {
   const account = merchant.sandboxAccountId;
   const client = api(merchant.sandboxSecret.token);
   const endpoint = (await client.post(`/${account}/webhook-endpoints`, { url, events: ["customer.created"] })).body;
-  const path = `/${account}/webhook-endpoints/${endpoint.id}`;
+  const path = `/${account}/webhook-endpoints/${endpoint.id}` as const;
   const read = async (): Promise<Json> => (await client.get(path)).body;
   const advance = async (ms: number) => {
     const clock = (await client.get(`/${account}/test-clock`)).body;

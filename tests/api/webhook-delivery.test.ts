@@ -25,7 +25,7 @@ const finished = (d: { status: string; next_retry_at: string | null }) =>
 describe("webhook delivery (embedded driver, real HTTPS receiver)", () => {
   it("fans out one delivery per subscribed, enabled endpoint in the event's transaction", async () => {
     const { merchant, endpoint } = await setup(["customer.created"]);
-    const base = `/${merchant.accountId}/webhook-endpoints`;
+    const base = `/${merchant.accountId}/webhook-endpoints` as const;
     await merchant.client.post(base, { url: "https://invoices.example.com", events: ["invoice.paid"] });
     const disabled = (await merchant.client.post(base, { url: "https://off.example.com", events: ["*"], enabled: false })).body;
     expect(disabled.enabled).toBe(false);
@@ -255,7 +255,7 @@ describe("manual retry", () => {
     receiver.respond({ status: 400 });
     const since = new Date(Date.now() - 1000).toISOString();
     for (const email of ["b1@example.com", "b2@example.com"]) await merchant.client.post("/customers", { email });
-    const base = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}`;
+    const base = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` as const;
     await eventually(
       async () => (await merchant.client.get(`${base}/deliveries?status=failed`)).body.total,
       (total) => total === 2,

@@ -6,7 +6,7 @@ import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 let merchant: Merchant;
-const path = () => `/${merchant.accountId}/webhook-endpoints`;
+const path = () => `/${merchant.accountId}/webhook-endpoints` as const;
 
 beforeAll(async () => {
   merchant = await newMerchant();
@@ -80,7 +80,7 @@ describe("webhook endpoint management", () => {
 
   it("lists, updates, rotates and deletes", async () => {
     const fresh = await newMerchant();
-    const base = `/${fresh.accountId}/webhook-endpoints`;
+    const base = `/${fresh.accountId}/webhook-endpoints` as const;
     const a = (await fresh.client.post(base, { url: "https://a.example.com/h", events: ["*"] })).body;
     const b = (await fresh.client.post(base, { url: "https://b.example.com/h", events: ["customer.created"] })).body;
 

@@ -99,7 +99,7 @@ describe("delivery fairness (embedded driver)", () => {
 
   it("validates max_deliveries_per_second and lets it be cleared", async () => {
     const merchant = await newMerchant();
-    const base = `/${merchant.accountId}/webhook-endpoints`;
+    const base = `/${merchant.accountId}/webhook-endpoints` as const;
     for (const bad of [0, -1, 1.5, "10", 10_001]) {
       const response = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: bad });
       expectProblem(response, 422);

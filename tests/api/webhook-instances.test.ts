@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, apiRoot } from "../helpers/api";
 import { createFreshDatabase } from "../helpers/database";
 import { Receiver, type ReceivedRequest } from "../helpers/receiver";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
@@ -38,7 +38,7 @@ afterAll(async () => {
   await database?.drop();
 }, 60_000);
 
-const clients = () => apps.map((app) => api(seed.secret_token, `${app.baseUrl}/api`));
+const clients = () => apps.map((app) => api(seed.secret_token, apiRoot(app.baseUrl)));
 
 /** Creates `count` customers through the given instances in turn, `parallel` at a time. */
 async function createCustomers(label: string, count: number, through: number[] = [0, 1], parallel = 10) {

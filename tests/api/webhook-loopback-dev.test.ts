@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, type Client } from "../helpers/api";
+import { api, type Client, apiRoot } from "../helpers/api";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { expectProblem } from "../helpers/problem";
 import { Receiver } from "../helpers/receiver";
@@ -30,7 +30,7 @@ describe("loopback endpoints in development (`next dev`)", () => {
     receiver = await Receiver.start();
     // `next dev` compiles each route on its first request: minutes on a loaded machine.
     app = await startDevApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: undefined });
-    client = api(database.token, `${app.baseUrl}/api`);
+    client = api(database.token, apiRoot(app.baseUrl));
   }, 600_000);
   afterAll(async () => {
     await app?.stop();
@@ -40,7 +40,7 @@ describe("loopback endpoints in development (`next dev`)", () => {
 
   it("accepts https://127.0.0.1:PORT and https://localhost:PORT and delivers to both", async () => {
     const { ip, name } = spellings(receiver);
-    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const endpoints = `/${database.accountId}/webhook-endpoints` as const;
     const byIp = await client.post(endpoints, { url: ip, events: ["customer.created"] });
     expect(byIp.status).toBe(201);
     const byName = await client.post(endpoints, { url: name, events: ["customer.created"] });
@@ -75,8 +75,8 @@ describe("loopback endpoints in production (`next start`)", () => {
   }, 60_000);
 
   it("refuses both spellings at creation, and nothing is created", async () => {
-    const client = api(database.token, `${app.baseUrl}/api`);
-    const endpoints = `/${database.accountId}/webhook-endpoints`;
+    const client = api(database.token, apiRoot(app.baseUrl));
+    const endpoints = `/${database.accountId}/webhook-endpoints` as const;
     const { ip, name } = spellings(receiver);
     for (const url of [ip, name, name.replace("localhost", "LocalHost."), "https://[::1]:8443/hook", "https://dev.localhost/hook"]) {
       expectProblem(await client.post(endpoints, { url, events: ["customer.created"] }), 422, /non-public address/);

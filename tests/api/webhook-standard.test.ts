@@ -91,7 +91,7 @@ describe("Standard Webhooks", () => {
 describe("rotation with overlap", () => {
   it("signs with both secrets during the overlap, verified by the official library with each", async () => {
     const { merchant, receiver, endpoint } = await setup();
-    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}`;
+    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` as const;
     const before = Date.now();
     const rotated = await merchant.client.post(`${path}/rotate-secret`);
     expect(rotated.status).toBe(200);
@@ -128,7 +128,7 @@ describe("rotation with overlap", () => {
 
   it("stops the previous secret when the overlap ends", async () => {
     const { merchant, receiver, endpoint } = await setup();
-    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}`;
+    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` as const;
     const rotated = await merchant.client.post(`${path}/rotate-secret`, { overlap_seconds: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect((await merchant.client.get(path)).body.previous_secret_expires_at).toBeNull();
@@ -140,7 +140,7 @@ describe("rotation with overlap", () => {
 
   it("refuses a bad overlap with 422 and keeps the secret", async () => {
     const { merchant, receiver, endpoint } = await setup();
-    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}/rotate-secret`;
+    const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}/rotate-secret` as const;
     for (const overlap of [-1, 1.5, "86400", 8 * 86_400]) {
       expectProblem(await merchant.client.post(path, { overlap_seconds: overlap }), 422, /overlap_seconds/);
     }

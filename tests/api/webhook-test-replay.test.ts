@@ -15,7 +15,7 @@ async function setup(events: string[] = ["*"]) {
   const merchant = await newMerchant();
   const { receiver, endpoint } = await receiverEndpoint(merchant, events);
   receivers.push(receiver);
-  return { merchant, receiver, endpoint, path: `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` };
+  return { merchant, receiver, endpoint, path: `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` as const };
 }
 
 const verified = (secret: string, request: ReceivedRequest) =>

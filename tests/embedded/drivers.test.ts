@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoot, createApiClient, type ApiPath } from "../helpers/api-client";
 import { createFreshDatabase } from "../helpers/database";
 import { checkPgliteEvents } from "../helpers/event-check";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
@@ -30,21 +31,21 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
 
   it("serves the functions at /api/inngest and leaves due deliveries to Inngest", async () => {
     const { secret_token: token, account_id: accountId } = JSON.parse(readFileSync(path.join(dataDir, "credentials.json"), "utf8"));
-    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const post = async (p: string, body: unknown) =>
-      (await fetch(`${app.baseUrl}/api${p}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    const client = createApiClient(apiRoot(app.baseUrl), token);
+    const post = async (p: ApiPath<"post">, body: unknown) => (await client.post(p, body)).body;
 
-    const introspection = await fetch(`${app.baseUrl}/api/inngest`);
+    // Inngest's serve route: plumbing beside the API document.
+    const introspection = await fetch(`${apiRoot(app.baseUrl)}/inngest`);
     expect(introspection.status).toBe(200);
     expect(await introspection.json()).toMatchObject({ function_count: 4 });
 
     await post(`/${accountId}/webhook-endpoints`, { url: "https://example.com/hooks", events: ["*"] });
     const customer = await post("/customers", { email: "inngest@example.com" });
     expect(customer.id).toMatch(/^cus_/);
-    const [event] = (await (await fetch(`${app.baseUrl}/api/${accountId}/events`, { headers })).json()).items;
+    const [event] = (await client.get(`/${accountId}/events`)).body.items;
     // Well past the embedded driver's one-second poll: the delivery is untouched.
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const deliveries = await (await fetch(`${app.baseUrl}/api/${accountId}/events/${event.id}/deliveries`, { headers })).json();
+    const deliveries = (await client.get(`/${accountId}/events/${event.id}/deliveries`)).body;
     expect(deliveries).toEqual([expect.objectContaining({ status: "pending", attempt_count: 0, last_attempt_at: null })]);
     expect(app.output()).toContain("Could not hand deliveries to Inngest");
   });

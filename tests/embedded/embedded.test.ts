@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoot, createApiClient } from "../helpers/api-client";
 import { createFreshDatabase } from "../helpers/database";
 import { checkPgliteEvents } from "../helpers/event-check";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
@@ -71,23 +72,19 @@ describe("the embedded default (PGlite, no DATABASE_URL)", () => {
     const { secret_token: token, account_id: accountId } = JSON.parse(
       readFileSync(path.join(dataDir, "credentials.json"), "utf8"),
     );
-    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const created = await fetch(`${app.baseUrl}/api/customers`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ email: "embedded@example.com", name: "Embedded" }),
-    });
+    const client = createApiClient(apiRoot(app.baseUrl), token);
+    const created = await client.post("/customers", { email: "embedded@example.com", name: "Embedded" });
     expect(created.status).toBe(201);
-    const customer = await created.json();
+    const customer = created.body;
 
-    const events = await (await fetch(`${app.baseUrl}/api/${accountId}/events?aggregate_id=${customer.id}`, { headers })).json();
+    const events = (await client.get(`/${accountId}/events?aggregate_id=${customer.id}`)).body;
     expect(events.items).toHaveLength(1);
     expect(events.items[0]).toMatchObject({ type: "customer.created", aggregate_id: customer.id, previous_data: null });
 
-    const missing = await fetch(`${app.baseUrl}/api/customers`, { method: "POST", headers, body: "{}" });
+    const missing = await client.post("/customers", {});
     expect(missing.status).toBe(400);
-    expect((await missing.json()).detail).toContain("email");
-    expect((await fetch(`${app.baseUrl}/api/customers`)).status).toBe(401);
+    expect(missing.body.detail).toContain("email");
+    expect((await createApiClient(apiRoot(app.baseUrl)).get("/customers")).status).toBe(401);
   });
 
   it("refuses to seed while the server holds the database files", async () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { apiRoot } from "./api-client";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 
@@ -93,7 +94,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
   for (;;) {
     if (child.exitCode !== null) throw new Error(`The app exited during start:\n${output}`);
     try {
-      const response = await fetch(`${baseUrl}/api/openapi.json`);
+      const response = await fetch(`${apiRoot(baseUrl)}/openapi.json`);
       if (response.ok) break;
     } catch {
       // not listening yet

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { signUp } from "@/lib/auth/users";
 import { organizationAccounts } from "@/lib/auth/users";
-import type { Json } from "./api";
+import { api, type ApiPath, type ApiResponse, apiRoot } from "./api";
 import { signInWithPassword } from "./sign-in";
 
 /** A dashboard user of a new organization, signed in through next-auth's credentials flow over HTTP. */
@@ -16,18 +16,14 @@ export async function signedInUser() {
   const session = await signInWithPassword(base, email, password);
 
   /** A request as the dashboard makes it: the session cookie, and this site's Origin. */
-  async function request(method: string, path: string, options: { body?: unknown; origin?: string | null } = {}) {
-    const headers: Record<string, string> = { Cookie: session };
+  function request<M extends "get" | "post" | "delete">(
+    method: Uppercase<M>,
+    path: ApiPath<M>,
+    options: { body?: unknown; origin?: string | null } = {},
+  ): Promise<ApiResponse> {
     const origin = options.origin === undefined ? base : options.origin;
-    if (origin) headers.Origin = origin;
-    if (options.body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(`${base}/api${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
+    const headers: Record<string, string> = { Cookie: session, ...(origin ? { Origin: origin } : {}) };
+    return api(undefined, apiRoot(base)).request(method, path, { headers, ...(options.body === undefined ? {} : { body: options.body }) });
   }
   return { user, live: live!, sandbox: sandbox!, request, cookie: session };
 }

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import { organizationAccounts, signUp } from "@/lib/auth/users";
 import { createUser } from "@/lib/teams/create-user";
 import type { Role } from "@/lib/teams/roles";
-import { api, type ApiResponse } from "./api";
+import { api, type ApiResponse, apiRoot } from "./api";
 import { callAction } from "./server-action";
 import { signInWithPassword } from "./sign-in";
 
@@ -13,13 +13,13 @@ export const uniqueEmail = (label: string) => `${label}-${randomBytes(5).toStrin
 /** A signed-in member: their session on the /api (as the dashboard calls it) and the Settings actions. */
 export async function memberSession(base: string, email: string, accountId: string) {
   const cookie = await signInWithPassword(base, email, PASSWORD);
-  const client = api(undefined, `${base}/api`);
+  const client = api(undefined, apiRoot(base));
   const headers = { Cookie: cookie, Origin: base };
   return {
     email,
     cookie,
     request: (method: string, path: string, body?: unknown): Promise<ApiResponse> =>
-      client.request(method, path, { headers, ...(body === undefined ? {} : { body }) }),
+      client.offContract.request(method, path, { headers, ...(body === undefined ? {} : { body }) }),
     action: async (name: string, input: unknown) => (await callAction(base, `/accounts/${accountId}/settings`, name, input, cookie)).result as TeamActionResult,
   };
 }

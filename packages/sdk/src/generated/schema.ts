@@ -4003,6 +4003,20 @@ export type components = {
             subscription_id?: string | null;
             /** @description With `PARTIAL_APPLY_RETRYABLE`: the change request to apply again. */
             change_request_id?: string;
+            /** @description With a change request's declined payment (409): the payment intent of its proration invoice. */
+            payment_intent?: string | null;
+            /**
+             * @description With a dashboard role's refusal (403): the role held.
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "developer" | "viewer";
+            /**
+             * @description With a dashboard role's refusal (403): the least role the operation needs.
+             * @enum {string}
+             */
+            required_role?: "owner" | "admin" | "developer" | "viewer";
+            /** @description With a retired operation (410): the operation to use instead. */
+            replacement?: string;
         };
         OperatorBillingStatus: {
             /** @description cit_processing_enabled and the status allows CIT. */

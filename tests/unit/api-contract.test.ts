@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import {
+  checkOffContractResponse,
+  checkResponse,
+  ContractViolation,
+  resolveOperation,
+  takeValidatedResponseCount,
+} from "../helpers/api-contract";
+
+/** The API tests' contract check (tests/helpers/api-contract.ts) on hand-made responses: it passes what the document declares and fails the rest. */
+
+const json = new Headers({ "content-type": "application/json", "x-request-id": "req_test_1" });
+const problemHeaders = new Headers({ "content-type": "application/problem+json" });
+const customer = {
+  id: "cus_test_1",
+  object: "customer",
+  email: "a@example.com",
+  name: null,
+  metadata: {},
+  livemode: false,
+  created: "2026-01-01T00:00:00.000Z",
+  updated: "2026-01-01T00:00:00.000Z",
+};
+const problem = { type: "about:blank", title: "Not Found", status: 404, detail: "No such customer.", instance: "/api/customers/x", request_id: "req_1" };
+
+describe("the test client's contract check", () => {
+  it("resolves a request to its operation with the router's rule: a literal segment wins over a parameter", () => {
+    expect(resolveOperation("GET", "/events/feed?limit=1")?.operationId).toBe("readEventFeedForTokenAccount");
+    expect(resolveOperation("GET", "/acc_1/events")?.operationId).toBe("listEvents");
+    expect(resolveOperation("POST", "/acc_1/events")).toBeUndefined();
+    expect(resolveOperation("GET", "/acc_1/customers/")).toBeUndefined();
+  });
+
+  it("passes a body the operation declares, and counts it", () => {
+    takeValidatedResponseCount();
+    checkResponse({ method: "GET", path: "/customers/cus_test_1", status: 200, headers: json, body: customer });
+    checkResponse({ method: "GET", path: "/customers/nope", status: 404, headers: problemHeaders, body: problem });
+    expect(takeValidatedResponseCount()).toBe(2);
+  });
+
+  it("fails a body that differs from the declaration, naming the operation, the field and the request id", () => {
+    const wrong = { ...customer, email: 42 };
+    expect(() => checkResponse({ method: "GET", path: "/customers/cus_test_1", status: 200, headers: json, body: wrong })).toThrow(
+      ContractViolation,
+    );
+    expect(() => checkResponse({ method: "GET", path: "/customers/cus_test_1", status: 200, headers: json, body: wrong })).toThrow(
+      /getCustomerForTokenAccount: GET \/customers\/cus_test_1 answered 200 \(request_id req_test_1\)[\s\S]*\/email must be string/,
+    );
+  });
+
+  it("fails an undeclared success status, an unknown operation, and an error that is not a Problem", () => {
+    expect(() => checkResponse({ method: "GET", path: "/customers/cus_test_1", status: 201, headers: json, body: customer })).toThrow(/declares no such status/);
+    expect(() => checkResponse({ method: "GET", path: "/nowhere", status: 404, headers: problemHeaders, body: problem })).toThrow(/no such operation/);
+    expect(() => checkResponse({ method: "GET", path: "/customers/x", status: 404, headers: json, body: problem })).toThrow(/application\/problem\+json/);
+    expect(() => checkResponse({ method: "GET", path: "/customers/x", status: 404, headers: problemHeaders, body: { ...problem, extra: 1 } })).toThrow(
+      /additional properties/,
+    );
+  });
+
+  it("off the contract, still holds a problem body to Problem and leaves other bodies alone", () => {
+    expect(() => checkOffContractResponse({ method: "PUT", path: "/customers", status: 405, headers: problemHeaders, body: problem })).not.toThrow();
+    expect(() => checkOffContractResponse({ method: "PUT", path: "/customers", status: 405, headers: problemHeaders, body: { title: 1 } })).toThrow(
+      ContractViolation,
+    );
+    expect(() => checkOffContractResponse({ method: "GET", path: "/nowhere", status: 200, headers: new Headers(), body: "<html>" })).not.toThrow();
+  });
+});
