@@ -11,7 +11,7 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
 
-describe("POST /api/{account_id}/events/{event_id}/resend", () => {
+describe("POST /{account_id}/events/{event_id}/resend", () => {
   it("delivers the event again to the chosen endpoint only, signed, with the same webhook-id", async () => {
     const merchant = await newMerchant();
     const first = await receiverEndpoint(merchant, ["customer.created"]);

@@ -4,7 +4,7 @@ import { eventSchemaStem } from "@/lib/events/payloads";
 import { api, apiBaseUrl } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 
-describe("GET /api/event-types", () => {
+describe("GET /event-types", () => {
   it("lists every type with its group, aggregate type, description and webhook JSON Schema, to any token", async () => {
     const merchant = await newMerchant();
     const response = await api(merchant.publishable.token).get("/event-types");

@@ -366,7 +366,7 @@ describe("sweep-deliveries (Inngest function)", () => {
 
 // In-process, with real Requests: the app under test was built before this route may have existed,
 // and its environment has no Inngest configuration either way.
-describe("/api/inngest (the serve route)", () => {
+describe("the Inngest serve route", () => {
   const url = "http://127.0.0.1/api/inngest";
   const context = { params: Promise.resolve({}) };
 

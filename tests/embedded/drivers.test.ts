@@ -29,7 +29,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("serves the functions at /api/inngest and leaves due deliveries to Inngest", async () => {
+  it("serves the functions at the Inngest route and leaves due deliveries to Inngest", async () => {
     const { secret_token: token, account_id: accountId } = JSON.parse(readFileSync(path.join(dataDir, "credentials.json"), "utf8"));
     const client = createApiClient(apiRoot(app.baseUrl), token);
     const post = async (p: ApiPath<"post">, body: unknown) => (await client.post(p, body)).body;

@@ -101,7 +101,7 @@ describe("event schemas in the OpenAPI document", () => {
   });
 });
 
-describe("the event type catalogue (GET /api/event-types)", () => {
+describe("the event type catalogue (GET /event-types)", () => {
   // Compiles 51 self-contained schemas.
   it("lists every type with its description and a self-contained JSON Schema its example satisfies", { timeout: 120_000 }, () => {
     const { items } = eventTypeCatalogue();
