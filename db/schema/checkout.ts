@@ -3,9 +3,10 @@ import { bigint, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
+import { CHECKOUT_STATUSES } from "@/lib/checkout/statuses";
 
 export const checkoutModeEnum = pgEnum("checkout_mode", ["payment", "subscription"]);
-export const checkoutStatusEnum = pgEnum("checkout_status", ["open", "complete", "expired"]);
+export const checkoutStatusEnum = pgEnum("checkout_status", CHECKOUT_STATUSES);
 
 /** One line a checkout session sells: a price and quantity, with its amounts fixed at creation. */
 export type CheckoutLineItem = {

@@ -4,8 +4,9 @@ import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
 import { prices } from "./catalog";
+import { INVOICE_STATUSES } from "@/lib/invoices/statuses";
 
-export const invoiceStatusEnum = pgEnum("invoice_status", ["draft", "open", "paid", "void", "uncollectible"]);
+export const invoiceStatusEnum = pgEnum("invoice_status", INVOICE_STATUSES);
 
 /**
  * Invoices. Amounts are integer atoms: subtotal − discount = total; due = total − paid.

@@ -2,17 +2,9 @@ import { bigint, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
+import { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES } from "@/lib/payments/statuses";
 
-export const paymentIntentStatusEnum = pgEnum("payment_intent_status", [
-  "requires_payment_method",
-  "requires_confirmation",
-  "requires_action",
-  "processing",
-  "requires_capture",
-  "partially_funded",
-  "succeeded",
-  "canceled",
-]);
+export const paymentIntentStatusEnum = pgEnum("payment_intent_status", PAYMENT_INTENT_STATUSES);
 export const captureMethodEnum = pgEnum("capture_method", ["automatic", "manual"]);
 
 /** An attempt to collect an amount from a customer (Stripe's PaymentIntent). */
@@ -47,7 +39,7 @@ export const paymentIntents = pgTable(
   ],
 );
 
-export const paymentStatusEnum = pgEnum("payment_status", ["succeeded", "failed", "refunded", "partially_refunded"]);
+export const paymentStatusEnum = pgEnum("payment_status", PAYMENT_STATUSES);
 
 /** A charge of a payment method: one per confirmation that moved money (or failed to). */
 export const payments = pgTable(

@@ -5,9 +5,10 @@ import { prices } from "./catalog";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
 import { invoices } from "./invoices";
+import { SUBSCRIPTION_STATUSES } from "@/lib/subscriptions/statuses";
 
 /** `past_due`: the latest renewal invoice could not be collected and dunning is retrying it. */
-export const subscriptionStatusEnum = pgEnum("subscription_status", ["trialing", "active", "past_due", "paused", "cancelled"]);
+export const subscriptionStatusEnum = pgEnum("subscription_status", SUBSCRIPTION_STATUSES);
 
 /** A customer's recurring billing: all items share one currency and one interval. */
 export const subscriptions = pgTable(
