@@ -1,7 +1,5 @@
-import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { invoices } from "@/db/schema";
+import { holdInvoiceLock } from "../helpers/invoice-lock";
 import type { Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -13,27 +11,6 @@ beforeAll(async () => {
   customerId = (await merchant.client.post("/customers", { email: "locked@example.com" })).body.id;
 });
 
-/**
- * Another operation modifying the invoice: a transaction on the app's database, from this test
- * process, holding the invoice row's lock until released.
- */
-async function holdInvoiceLock(invoiceId: string): Promise<() => Promise<void>> {
-  const db = await getDb();
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const acquired = new Promise<void>((resolve) => (locked = resolve));
-  const transaction = db.transaction(async (tx) => {
-    await tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, invoiceId)).for("update");
-    locked();
-    await released;
-  });
-  await Promise.race([acquired, transaction]);
-  return async () => {
-    release();
-    await transaction;
-  };
-}
 
 const typesOf = async (id: string): Promise<string[]> =>
   (await merchant.client.get(`/${merchant.accountId}/events?aggregate_id=${id}`)).body.items.map((e: Json) => e.type);

@@ -1,7 +1,5 @@
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { invoices } from "@/db/schema";
+import { holdInvoiceLock } from "../helpers/invoice-lock";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -284,24 +282,6 @@ describe("refusals change nothing", () => {
   });
 });
 
-/** Another operation modifying the invoice: a transaction from this test process holding its row lock. */
-async function holdInvoiceLock(invoiceId: string): Promise<() => Promise<void>> {
-  const db = await getDb();
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const acquired = new Promise<void>((resolve) => (locked = resolve));
-  const transaction = db.transaction(async (tx) => {
-    await tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, invoiceId)).for("update");
-    locked();
-    await released;
-  });
-  await Promise.race([acquired, transaction]);
-  return async () => {
-    release();
-    await transaction;
-  };
-}
 
 describe("invoice_locked", () => {
   it("paying with a method while another operation holds the invoice: 409 invoice_locked, no intent; the retry pays it", async () => {

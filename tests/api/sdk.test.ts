@@ -3,10 +3,8 @@
  * server's idempotency replay, a real invoice_locked retried to success, and a real delivery to an
  * HTTPS receiver verified with webhooks.verify.
  */
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { invoices } from "@/db/schema";
+import { holdInvoiceLock } from "../helpers/invoice-lock";
 import { Billing, BillingError, webhooks, WebhookVerificationError } from "@/packages/sdk/src/index";
 import { apiBaseUrl } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
@@ -23,24 +21,6 @@ afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
 });
 
-/** Another operation holding the invoice's row lock (as in invoice-locked.test.ts) until released. */
-async function holdInvoiceLock(invoiceId: string): Promise<() => Promise<void>> {
-  const db = await getDb();
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const acquired = new Promise<void>((resolve) => (locked = resolve));
-  const transaction = db.transaction(async (tx) => {
-    await tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, invoiceId)).for("update");
-    locked();
-    await released;
-  });
-  await Promise.race([acquired, transaction]);
-  return async () => {
-    release();
-    await transaction;
-  };
-}
 
 describe("the SDK against the server", () => {
   it("creates and reads a customer, replays a POST with the same Idempotency-Key, and throws problems as BillingError", async () => {
