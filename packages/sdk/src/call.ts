@@ -1,6 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
-import type { components, operations, paths } from "./generated/schema.js";
-import { OPERATIONS } from "./generated/operations.js";
+import type { components, operations, paths } from "./generated/schema.ts";
+import { OPERATIONS } from "./generated/operations.ts";
 
 /** Every operation of the API by its OpenAPI `operationId`. */
 export type OperationId = keyof typeof OPERATIONS & keyof operations;

@@ -1,8 +1,8 @@
-import { createCall, type Call, type CallInput, type CallOutput, type OperationId } from "./call.js";
-import { BillingError } from "./errors.js";
-import { OPERATIONS } from "./generated/operations.js";
-import { backoff, DEFAULT_RETRY, retryDelay, sleep, type RetryOptions } from "./retry.js";
-import { webhooks } from "./webhooks.js";
+import { createCall, type Call, type CallInput, type CallOutput, type OperationId } from "./call.ts";
+import { BillingError } from "./errors.ts";
+import { OPERATIONS } from "./generated/operations.ts";
+import { backoff, DEFAULT_RETRY, retryDelay, sleep, type RetryOptions } from "./retry.ts";
+import { webhooks } from "./webhooks.ts";
 
 export type BillingOptions = {
   /** A secret API token (`sk_…`), sent as `Authorization: Bearer …`. */

@@ -1,4 +1,4 @@
-import type { Problem } from "./call.js";
+import type { Problem } from "./call.ts";
 
 /**
  * A non-2xx answer of the API, thrown by `billing.call`: the problem body (RFC 9457, the spec's

@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError as StandardWebhookError } from "standardwebhooks";
-import type { components } from "./generated/schema.js";
+import type { components } from "./generated/schema.ts";
 
 /** A webhook body, by event type: `event.type === "invoice.paid"` narrows `event.data.object` to Invoice. */
 export type WebhookEvent = components["schemas"]["WebhookEvent"];
