@@ -51,10 +51,55 @@ export function readIntended(): IntendedChange[] {
   return (JSON.parse(readFileSync(INTENDED_FILE, "utf8")) as IntendedFile).changes;
 }
 
-/** The current document against the committed baseline, less the intended changes. */
+const SERVED_DOCUMENT = "packages/sdk/openapi.json";
+
+/**
+ * The document at the last commit of `main` before this change: the copy the SDK commits of it
+ * (`packages/sdk/openapi.json`, kept equal to the document by `npm run sdk:generate -- --check`).
+ * On a branch, where it left `main`; on `main` with the document changed in the working tree,
+ * `HEAD`; on `main` as committed, the commit before `HEAD`. Undefined outside a git checkout or
+ * before the SDK existed.
+ */
+export function documentAtMain(root = ROOT, current: JsonObject = currentDocument()): { commit: string; document: JsonObject } | undefined {
+  const git = (...args: string[]) => {
+    const run = spawnSync("git", args, { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    return run.status === 0 ? run.stdout.trim() : "";
+  };
+  const head = git("rev-parse", "--verify", "-q", "HEAD");
+  const main = git("rev-parse", "--verify", "-q", "origin/main") || git("rev-parse", "--verify", "-q", "main");
+  if (!head || !main) return undefined;
+  let base = git("merge-base", "HEAD", main);
+  if (base === head) {
+    const committed = git("show", `HEAD:${SERVED_DOCUMENT}`);
+    const changedHere = !committed || JSON.stringify(JSON.parse(committed)) !== JSON.stringify(current);
+    base = changedHere ? head : git("rev-parse", "--verify", "-q", "HEAD^1");
+  }
+  const shown = base ? git("show", `${base}:${SERVED_DOCUMENT}`) : "";
+  return shown ? { commit: base.slice(0, 12), document: JSON.parse(shown) as JsonObject } : undefined;
+}
+
+/**
+ * The current document against the committed baseline (the contract as last released) and against
+ * the document at the last commit of `main`, less the intended changes: a break of either fails.
+ * An intended entry is stale only when it matches nothing in both.
+ */
 export function checkAgainstBaseline(): BreakingReport {
+  const current = currentDocument();
+  const intended = readIntended();
   const baseline = JSON.parse(readFileSync(BASELINE_FILE, "utf8")) as JsonObject;
-  return checkBreakingChanges(baseline, currentDocument(), readIntended());
+  const atMain = documentAtMain(ROOT, current);
+  // A fresh copy for each comparison: api-smart-diff resolves references in the documents it is given.
+  const reports = [baseline, ...(atMain ? [atMain.document] : [])].map((before) =>
+    checkBreakingChanges(before, structuredClone(current), intended),
+  );
+  const unique = <T>(items: T[], key: (item: T) => string) => [...new Map(items.map((item) => [key(item), item])).values()];
+  return {
+    unintended: unique(reports.flatMap((report) => report.unintended), (change) => `${change.path} ${change.summary}`),
+    intended: unique(reports.flatMap((report) => report.intended), ({ change }) => `${change.path} ${change.summary}`),
+    invalidEntries: reports[0]!.invalidEntries.filter(({ entry, problem }) =>
+      reports.every((report) => report.invalidEntries.some((other) => other.entry === entry && other.problem === problem)),
+    ),
+  };
 }
 
 /** Accepts the current document as the contract: the new baseline, and no intended changes left to list. */
