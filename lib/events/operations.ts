@@ -59,9 +59,9 @@ export const listEventTypesOperation = defineOperation({
   path: "/event-types",
   summary: "List event types",
   description:
-    "The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account; publishable tokens may read it.",
+    "The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account and public, as the OpenAPI document is: no token needed.",
   tag,
-  access: "publishable",
+  access: "public",
   response: { status: 200, description: "Every event type.", schema: EventTypeList },
 });
 

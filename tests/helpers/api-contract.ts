@@ -106,9 +106,28 @@ export function resolveOperation(method: string, path: string): OperationObject 
   return contract.match(segments)?.value[method.toLowerCase()];
 }
 
+/**
+ * Rows written by hand for index and paging tests (db/synthetic-events.ts, `metadata.synthetic`)
+ * are not events a service emitted, and their data is filler: they are left out here as the event
+ * check leaves them out (tests/helpers/event-check.ts), and everything around them is validated.
+ */
+const SKIP = Symbol("synthetic event");
+const isSynthetic = (value: unknown) =>
+  typeof value === "object" && value !== null && (value as { metadata?: { synthetic?: unknown } }).metadata?.synthetic === true;
+function withoutSyntheticEvents(body: unknown): unknown {
+  if (isSynthetic(body)) return SKIP;
+  if (typeof body !== "object" || body === null) return body;
+  const { event, items } = body as { event?: unknown; items?: unknown };
+  if (isSynthetic(event)) return SKIP;
+  if (Array.isArray(items) && items.some(isSynthetic)) return { ...body, items: items.filter((item) => !isSynthetic(item)) };
+  return body;
+}
+
 function validate(response: CheckedResponse, key: string, schema: object, operationId: string | undefined): void {
+  const body = withoutSyntheticEvents(response.body);
+  if (body === SKIP) return;
   const check = validatorFor(key, schema);
-  if (!check(response.body)) throw new ContractViolation(describe(response, operationId, "the body does not match its schema", check.errors));
+  if (!check(body)) throw new ContractViolation(describe(response, operationId, "the body does not match its schema", check.errors));
   validatedResponses++;
 }
 

@@ -34,7 +34,7 @@ export type paths = {
         };
         /**
          * List event types
-         * @description The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account; publishable tokens may read it.
+         * @description The event catalogue, for receivers to import: every type with its group, the entity type its `data.object` is, a description, and the JSON Schema of its webhook body (the OpenAPI document's `webhooks` carry the same schemas). The same for every account and public, as the OpenAPI document is: no token needed.
          */
         get: operations["listEventTypes"];
         put?: never;
