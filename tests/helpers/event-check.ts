@@ -147,8 +147,14 @@ function ranChosenFiles(): boolean {
 }
 
 /** Opens the run's ledger (a suite's global setup); the processes it starts inherit it. */
+// Vitest runs the api and embedded projects' global setups in one process (and may load this
+// module once per project): the ledger and who still uses it are process-wide, in the environment.
+const USERS_ENV = "EVENT_CHECK_USERS";
+const SUITES_ENV = "EVENT_CHECK_SUITES";
+
 export function startEventCheck(): void {
-  process.env[LEDGER_ENV] = mkdtempSync(path.join(tmpdir(), "event-check-"));
+  process.env[LEDGER_ENV] ??= mkdtempSync(path.join(tmpdir(), "event-check-"));
+  process.env[USERS_ENV] = String(Number(process.env[USERS_ENV] ?? 0) + 1);
 }
 
 /**
@@ -158,6 +164,17 @@ export function startEventCheck(): void {
 export function finishEventCheck(suite: string): void {
   const ledger = process.env[LEDGER_ENV];
   if (!ledger) throw new Error(`${suite}: the event check never started (startEventCheck).`);
+  const users = Number(process.env[USERS_ENV] ?? 1) - 1;
+  const suites = [...(process.env[SUITES_ENV] ?? "").split("\n").filter(Boolean), suite];
+  if (users > 0) {
+    // Another project of this run still writes to the ledger: the last one to finish checks it all.
+    process.env[USERS_ENV] = String(users);
+    process.env[SUITES_ENV] = suites.join("\n");
+    return;
+  }
+  delete process.env[USERS_ENV];
+  delete process.env[SUITES_ENV];
+  suite = suites.join(" and ");
   const entries = readdirSync(ledger).map((file) => JSON.parse(readFileSync(path.join(ledger, file), "utf8")) as LedgerEntry);
   rmSync(ledger, { recursive: true, force: true });
   delete process.env[LEDGER_ENV];
