@@ -16,7 +16,13 @@ import { checkPostgresEvents, finishEventCheck, startEventCheck } from "../helpe
  */
 let database: Awaited<ReturnType<typeof createFreshDatabase>>;
 
+// In a whole `vitest run` this worker inherits the run's own ledger: this test's deliberately
+// invalid events go to a ledger of its own, and its database is dropped before the run's returns.
+const RUN_LEDGER = ["EVENT_CHECK_LEDGER", "EVENT_CHECK_USERS", "EVENT_CHECK_SUITES"] as const;
+const runLedger = Object.fromEntries(RUN_LEDGER.map((name) => [name, process.env[name]]));
+
 beforeAll(async () => {
+  for (const name of RUN_LEDGER) delete process.env[name];
   database = await createFreshDatabase("event_check");
   await migratePostgres(database.url);
   const client = postgres(database.url, { max: 1, onnotice: () => {} });
@@ -37,6 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await database.drop();
+  for (const name of RUN_LEDGER) if (runLedger[name] !== undefined) process.env[name] = runLedger[name];
 });
 
 describe("the central event check", () => {
