@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { compilePathMatcher, pathSegments, type PathMatcher } from "@/lib/api/path-match";
+import { isSyntheticEvent } from "./synthetic";
 
 /**
  * Checks API responses against the committed OpenAPI document (packages/sdk/openapi.json, made by
@@ -106,20 +107,14 @@ export function resolveOperation(method: string, path: string): OperationObject 
   return contract.match(segments)?.value[method.toLowerCase()];
 }
 
-/**
- * Rows written by hand for index and paging tests (db/synthetic-events.ts, `metadata.synthetic`)
- * are not events a service emitted, and their data is filler: they are left out here as the event
- * check leaves them out (tests/helpers/event-check.ts), and everything around them is validated.
- */
+// Synthetic events (./synthetic.ts) are left out here as the event check leaves them out; everything around them is validated.
 const SKIP = Symbol("synthetic event");
-const isSynthetic = (value: unknown) =>
-  typeof value === "object" && value !== null && (value as { metadata?: { synthetic?: unknown } }).metadata?.synthetic === true;
 function withoutSyntheticEvents(body: unknown): unknown {
-  if (isSynthetic(body)) return SKIP;
+  if (isSyntheticEvent(body)) return SKIP;
   if (typeof body !== "object" || body === null) return body;
   const { event, items } = body as { event?: unknown; items?: unknown };
-  if (isSynthetic(event)) return SKIP;
-  if (Array.isArray(items) && items.some(isSynthetic)) return { ...body, items: items.filter((item) => !isSynthetic(item)) };
+  if (isSyntheticEvent(event)) return SKIP;
+  if (Array.isArray(items) && items.some(isSyntheticEvent)) return { ...body, items: items.filter((item) => !isSyntheticEvent(item)) };
   return body;
 }
 

@@ -15,6 +15,7 @@ import { eventSchemaStem } from "@/lib/events/payloads";
 import { serializeEvent, type EventRow } from "@/lib/events/serialize";
 import { openApiDocument } from "@/lib/openapi";
 import { webhookPayload } from "@/lib/webhooks/payload";
+import { isSyntheticEvent } from "./synthetic";
 
 /**
  * The one check that every event a test suite emitted is what the OpenAPI document says: each
@@ -33,7 +34,6 @@ export type EventFailure = { type: string; eventId: string; database: string; as
 type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[] };
 
 /** Rows a test or benchmark wrote by hand (db/synthetic-events.ts), not events the service emitted. */
-const isSynthetic = (row: EventRow) => (row.metadata as { synthetic?: unknown }).synthetic === true;
 
 const DOCUMENT_ID = "https://billing.invalid/openapi.json";
 let ajv: Ajv2020 | undefined;
@@ -97,7 +97,7 @@ async function checkDatabase(db: Database, database: string): Promise<void> {
   for (let after = ""; ; ) {
     const rows = await db.select().from(schema.events).where(gt(schema.events.id, after)).orderBy(asc(schema.events.id)).limit(BATCH);
     if (rows.length === 0) break;
-    const emitted = rows.filter((row) => !isSynthetic(row));
+    const emitted = rows.filter((row) => !isSyntheticEvent(row));
     failures.push(...validateEvents(emitted.map((row) => ({ row, livemode: livemodeOf.get(row.accountId) ?? false })), database));
     validated += emitted.length;
     synthetic += rows.length - emitted.length;
