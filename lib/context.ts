@@ -19,6 +19,11 @@ export type ServiceContext = {
   actor: Actor;
   correlationId: string | null;
   /**
+   * The `req_…` id of the API request the verb runs for (stamped on its events as `request_id`);
+   * absent for background work.
+   */
+  requestId?: string;
+  /**
    * The account's current time: the real clock, or a sandbox account's test clock (lib/clock).
    * Every domain timestamp and every "is it due yet" decision uses it.
    */

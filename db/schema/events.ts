@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, date, index, integer, jsonb, pgEnum, pgTable, primaryKey, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id } from "./columns";
@@ -23,6 +24,8 @@ export const events = pgTable(
     previousData: jsonb("previous_data").$type<Record<string, unknown>>(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     correlationId: text("correlation_id"),
+    /** The `req_…` id of the API request that emitted the event; null for background work. */
+    requestId: text("request_id"),
     version: integer("version").notNull(),
     /** Position on the aggregate's timeline: 1, 2, 3… with no gap (lib/events/sequence.ts). */
     sequence: integer("sequence").notNull(),
@@ -37,6 +40,8 @@ export const events = pgTable(
     index("events_account_type_idx").on(t.accountId, t.type, t.created, t.id),
     // The listen feed reads an account's events in id (creation) order after a cursor.
     index("events_account_id_idx").on(t.accountId, t.id),
+    // A request log's page lists the events its request caused.
+    index("events_account_request_idx").on(t.accountId, t.requestId).where(sql`${t.requestId} is not null`),
     uniqueIndex("events_aggregate_sequence_idx").on(t.accountId, t.aggregateId, t.sequence),
   ],
 );

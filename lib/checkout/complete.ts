@@ -24,6 +24,8 @@ export type CompletionInput = {
   paymentMethod: string;
   /** The request's X-Correlation-Id, else its request id: every event of the completion carries it. */
   correlationId: string;
+  /** The API request completing the session, stamped on its events. */
+  requestId?: string;
 };
 
 export type CompletionResult = { session: CheckoutSessionRow; livemode: boolean; lastPaymentError: string | null };
@@ -248,6 +250,7 @@ export async function completeCheckoutSession({ input }: { input: CompletionInpu
     livemode: found.livemode,
     actor: { type: "customer", id: null },
     correlationId: input.correlationId,
+    ...(input.requestId ? { requestId: input.requestId } : {}),
     now: accountClock(found.clockOffsetMs),
   };
   // Live accounts and unknown methods are refused before anything is written (no processor exists).

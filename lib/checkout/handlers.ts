@@ -1,6 +1,5 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
-import { newId } from "@/lib/ids";
 import { completeCheckoutSession } from "./complete";
 import {
   completeCheckoutSessionOperation,
@@ -44,7 +43,7 @@ export const checkoutHandlers = [
     serializeCheckoutSession(await expireCheckoutSession({ ctx, input: { id: params.session_id } }), ctx.livemode),
   ),
   // Public: the hosted page calls it without a token (the session id is the capability).
-  handle(completeCheckoutSessionOperation, async ({ params, body, request }) =>
+  handle(completeCheckoutSessionOperation, async ({ params, body, request, requestId }) =>
     serializeCompletion(
       await completeCheckoutSession({
         input: {
@@ -52,7 +51,8 @@ export const checkoutHandlers = [
           email: body.email,
           paymentMethod: body.payment_method,
           // handle() has validated the header when present.
-          correlationId: request.headers.get("x-correlation-id") ?? newId("request"),
+          correlationId: request.headers.get("x-correlation-id") ?? requestId,
+          requestId,
         },
       }),
     ),

@@ -49,10 +49,10 @@ export async function emitEvent(tx: ChangeTransaction, ctx: ServiceContext, inpu
     with next_sequence as (${sequenceUpsert(ctx.accountId, input.aggregateId)}),
     event as (
       insert into ${events} (id, account_id, type, aggregate_type, aggregate_id, data, previous_data, metadata,
-        correlation_id, version, sequence, created, actor_type, actor_id)
+        correlation_id, request_id, version, sequence, created, actor_type, actor_id)
       select ${eventId}, ${ctx.accountId}, ${input.type}, ${aggregateTypeOf(input.type)}, ${input.aggregateId},
         ${JSON.stringify(input.data)}::jsonb, ${input.previousData === null ? null : JSON.stringify(input.previousData)}::jsonb,
-        ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.correlationId}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
+        ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.correlationId}, ${ctx.requestId ?? null}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
         ${created.toISOString()}::timestamptz, ${ctx.actor.type}::actor_type, ${ctx.actor.id}
       from next_sequence
       returning id

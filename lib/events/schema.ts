@@ -24,6 +24,10 @@ function eventOfType<T extends CatalogueType>(type: T) {
     correlation_id: z.string().nullable().meta({
       description: "The request's `X-Correlation-Id`, else its request id.",
     }),
+    request_id: z.string().nullable().meta({
+      description:
+        "The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries).",
+    }),
     version: z.number().int().meta({ description: "Schema version of the event format." }),
     sequence: z.number().int().min(1).meta({
       description:

@@ -22,6 +22,7 @@ export function serializeEvent(row: EventRow): EventObject {
     previous_data: row.previousData,
     metadata: row.metadata,
     correlation_id: row.correlationId,
+    request_id: row.requestId,
     version: row.version,
     sequence: row.sequence,
     created: row.created.toISOString(),

@@ -59,6 +59,7 @@ export async function sendSampleEvent({
       previousData: sample.previousData,
       metadata: { test: true },
       correlationId: ctx.correlationId,
+      requestId: ctx.requestId ?? null,
       version: EVENT_FORMAT_VERSION,
       sequence: await nextSequence(tx, ctx.accountId, sample.aggregateId),
       created,
