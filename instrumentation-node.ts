@@ -21,12 +21,37 @@ export async function registerNode(): Promise<void> {
   }
   const { installHttpGuard } = await import("@/lib/http/guard");
   installHttpGuard({ trustProxy: config().trustProxy });
+  if (config().requestLog.enabled) await flushRequestLogsOnShutdown();
   // The rest runs after the server starts answering: in `next dev` its imports (the domain, the
   // driver, the embedded database) compile for seconds, and no page should wait for that.
   void startBackground(config()).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   });
+}
+
+/** The longest a clean shutdown waits for the request log's last rows. */
+const SHUTDOWN_FLUSH_MS = 5_000;
+
+/**
+ * A clean shutdown writes the request log's buffered rows. `next start` answers SIGTERM and SIGINT
+ * itself: it stops accepting connections, lets the requests in flight finish (each adds its row),
+ * then calls process.exit. So on those signals the exit is deferred until the buffer is written
+ * (at most SHUTDOWN_FLUSH_MS): the rows of the requests that finished during the shutdown too.
+ */
+async function flushRequestLogsOnShutdown(): Promise<void> {
+  const { flushRequestLogs } = await import("@/lib/request-logs/writer");
+  const deferExit = () => {
+    const exit = process.exit.bind(process);
+    process.exit = ((code?: number) => {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref());
+      void Promise.race([flushRequestLogs(), timeout])
+        .catch(() => undefined)
+        .finally(() => exit(code));
+    }) as typeof process.exit;
+  };
+  process.once("SIGTERM", deferExit);
+  process.once("SIGINT", deferExit);
 }
 
 async function startBackground(settings: Config): Promise<void> {

@@ -44,6 +44,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
   TRUST_PROXY: z.enum(["true", "false"]).optional(),
   SIGNUP: z.enum(["open", "invite", "closed"]).optional(),
+  REQUEST_LOG: z.enum(["on", "off"]).default("on"),
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  REQUEST_LOG_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   // Read live by the functions below the configuration, not through config().
   NEXTAUTH_URL: z.string().optional(),
   PORT: z.string().optional(),
@@ -121,6 +125,17 @@ export type Config = {
    * in production once a user exists, else `open` (lib/teams/signup.ts decides).
    */
   signup: "open" | "invite" | "closed" | undefined;
+  /** The API request log (lib/request-logs, docs/request-logs.md). */
+  requestLog: {
+    /** `REQUEST_LOG=off` records nothing (the benchmark compares both). */
+    enabled: boolean;
+    /** Whole days of partitions kept; older ones are dropped. */
+    retentionDays: number;
+    /** Rows per multi-row insert; a full batch is written at once. */
+    batchSize: number;
+    /** The longest a row waits in memory before its batch is written: what a crash can lose. */
+    flushMs: number;
+  };
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -272,6 +287,12 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
     trustProxy: env.TRUST_PROXY === "true",
     signup: env.SIGNUP,
+    requestLog: {
+      enabled: env.REQUEST_LOG === "on",
+      retentionDays: env.REQUEST_LOG_RETENTION_DAYS,
+      batchSize: env.REQUEST_LOG_BATCH_SIZE,
+      flushMs: env.REQUEST_LOG_FLUSH_MS,
+    },
   };
 }
 

@@ -13,7 +13,8 @@ import { isId, newId } from "@/lib/ids";
 import { isDatabaseUnavailable } from "@/db/errors";
 import { log, safeError } from "@/lib/log";
 import { applyDeprecation } from "./deprecation";
-import { rateLimited } from "./rate-limit";
+import { recordRequest } from "@/lib/request-logs/record";
+import { addressOf, rateLimited } from "./rate-limit";
 import type { Access, HttpMethod, Operation, PathParams } from "./operation";
 import { internalErrorBody, problemBody, problemResponse } from "./problem";
 import { unavailableResponse } from "./unavailable";
@@ -34,6 +35,8 @@ export type HandlerArgs<Q, B, A extends Access, P extends string> = {
   query: Q extends z.ZodType ? z.output<Q> : Record<string, never>;
   body: B extends z.ZodType ? z.output<B> : undefined;
   request: Request;
+  /** This request's `req_…` id (its request log row, its events' `request_id`). */
+  requestId: string;
 };
 
 const NO_QUERY = z.strictObject({});
@@ -190,6 +193,30 @@ export function handle<
 >(operation: Operation<Q, B, R, A, P>, run: (args: HandlerArgs<Q, B, A, P>) => Promise<z.input<R>>): OperationHandler {
   const handler: RouteHandler = async (request, context) => {
     const requestId = newId("request");
+    const started = new Date();
+    const startedMs = performance.now();
+    // What the request log needs of the attempt, as far as it got (lib/request-logs).
+    const seen: { ctx: ServiceContext | null; body: string | null } = { ctx: null, body: null };
+    const response = await answer(request, context, requestId, seen);
+    recordRequest({
+      requestId,
+      started,
+      durationMs: performance.now() - startedMs,
+      request,
+      response,
+      ctx: seen.ctx,
+      operationId: operation.operationId,
+      requestBody: seen.body,
+      clientAddress: clientAddressOf(request),
+    });
+    return response;
+  };
+  const answer = async (
+    request: Request,
+    context: RouteContext,
+    requestId: string,
+    seen: { ctx: ServiceContext | null; body: string | null },
+  ): Promise<Response> => {
     const headers = baseHeaders(requestId);
     try {
       if (operation.deprecated) applyDeprecation(operation.deprecated, headers);
@@ -201,20 +228,24 @@ export function handle<
         throw new ServiceError("not_found", "No API operation exists at this path.");
       }
 
-      const ctx = await rateLimited(
+      const authenticated = await rateLimited(
         request,
         headers,
         operation.access === "public" ? null : () => authenticate(request, operation as Operation, params.account_id, correlationId),
         { probe: operation.probe === true },
       );
+      const ctx = authenticated && { ...authenticated, requestId };
+      seen.ctx = ctx;
 
       const url = new URL(request.url);
       const query = parseParameters(operation.query ?? NO_QUERY, queryObject(url));
-      const payload = operation.body ? await readJsonObject(request) : { raw: "", value: undefined };
+      const payload = operation.body
+        ? await readJsonObject(request, (text) => (seen.body = text))
+        : { raw: "", value: undefined };
       const body = operation.body ? parseBody(operation.body, payload.value) : undefined;
 
       const execute = async () => {
-        const result = await run({ ctx, params, query, body, request } as HandlerArgs<Q, B, A, P>);
+        const result = await run({ ctx, params, query, body, request, requestId } as HandlerArgs<Q, B, A, P>);
         return { status: operation.response.status, body: JSON.stringify(result) };
       };
       const key = ctx && request.method === "POST" ? request.headers.get("idempotency-key") : null;
@@ -241,10 +272,29 @@ export function handle<
 export function failWith(error: () => ServiceError, extraHeaders: Record<string, string> = {}): RouteHandler {
   return async (request) => {
     const requestId = newId("request");
+    const started = new Date();
     const headers = baseHeaders(requestId);
     for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
-    return errorResponse(error(), requestId, instanceOf(request), headers);
+    const response = errorResponse(error(), requestId, instanceOf(request), headers);
+    recordRequest({
+      requestId,
+      started,
+      durationMs: Date.now() - started.getTime(),
+      request,
+      response,
+      ctx: null,
+      operationId: null,
+      requestBody: null,
+      clientAddress: clientAddressOf(request),
+    });
+    return response;
   };
+}
+
+/** The client's address as the HTTP guard left it (lib/http/guard.ts: the socket's, or the trusted proxy's hop). */
+function clientAddressOf(request: Request): string | null {
+  const address = addressOf({ "x-forwarded-for": request.headers.get("x-forwarded-for") ?? undefined });
+  return address === "unknown" ? null : address;
 }
 
 export const METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];

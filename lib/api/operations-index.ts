@@ -12,6 +12,7 @@ import { invoiceOperations } from "@/lib/invoices/operations";
 import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
+import { requestLogOperations } from "@/lib/request-logs/operations";
 import { refundOperations } from "@/lib/refunds/operations";
 import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
 import { subscriptionOperations } from "@/lib/subscriptions/operations";
@@ -41,4 +42,5 @@ export const API_OPERATIONS: Operation[] = [
   ...apiTokenOperations,
   ...testClockOperations,
   ...metaOperations,
+  ...requestLogOperations,
 ];

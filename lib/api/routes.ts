@@ -11,6 +11,7 @@ import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
 import { priceHandlers } from "@/lib/prices/handlers";
 import { productHandlers } from "@/lib/products/handlers";
+import { requestLogHandlers } from "@/lib/request-logs/handlers";
 import { refundHandlers } from "@/lib/refunds/handlers";
 import { subscriptionChangeHandlers } from "@/lib/subscription-changes/handlers";
 import { subscriptionHandlers } from "@/lib/subscriptions/handlers";
@@ -37,6 +38,7 @@ export const API_HANDLERS = [
   ...apiTokenHandlers,
   ...testClockHandlers,
   ...metaHandlers,
+  ...requestLogHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

@@ -62,10 +62,15 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
  * non-object is 400. Also returns the raw text (the idempotency fingerprint is taken over the
  * exact bytes).
  */
-export async function readJsonObject(request: Request): Promise<{ raw: string; value: unknown }> {
+export async function readJsonObject(
+  request: Request,
+  /** Given the text as soon as it is read, before it is checked (the request log keeps a refused body). */
+  onText?: (text: string) => void,
+): Promise<{ raw: string; value: unknown }> {
   const declaredLength = Number(request.headers.get("content-length") ?? 0);
   if (declaredLength > MAX_BODY_BYTES) throw tooLarge();
   const text = await readLimited(request, MAX_BODY_BYTES);
+  onText?.(text);
 
   const contentType = request.headers.get("content-type");
   if (contentType !== null) {
