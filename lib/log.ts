@@ -56,8 +56,8 @@ export function isRedactedFieldName(key: string): boolean {
  * (`st_…`, `pt_…`), endpoint signing secrets (`whsec_…`), bearer credentials, and card numbers
  * (13 to 19 digits, spaces or dashes allowed, that pass the Luhn check).
  */
-const SECRET_VALUE_PATTERNS = [/(?:st|pt)_[A-Za-z0-9_]{6,}/g, /whsec_[A-Za-z0-9+/=_-]{6,}/g, /Bearer\s+\S+/gi];
-const CARD_NUMBER = /\d(?:[ -]?\d){12,18}/g;
+const SECRET_VALUE_PATTERNS = [/\b(?:st|pt)_[A-Za-z0-9_]{6,}/g, /whsec_[A-Za-z0-9+/=_-]{6,}/g, /\bBearer\s+\S+/gi];
+const CARD_NUMBER = /\b\d(?:[ -]?\d){12,18}\b/g;
 
 function passesLuhn(digits: string): boolean {
   let sum = 0;

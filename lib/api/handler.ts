@@ -198,6 +198,7 @@ export function handle<
     // What the request log needs of the attempt, as far as it got (lib/request-logs).
     const seen: { ctx: ServiceContext | null; body: string | null } = { ctx: null, body: null };
     const response = await answer(request, context, requestId, seen);
+    if (operation.requestLog === "errors" && response.status < 400) return response;
     recordRequest({
       requestId,
       started,

@@ -63,6 +63,11 @@ export type Operation<
   role?: Role;
   /** A health probe: rate limited in this process only, so that it never waits on the database. */
   probe?: true;
+  /**
+   * `errors`: the request log records this operation's 4xx/5xx only. The log's own reads: a
+   * `logs` tail polling every second would otherwise fill the log with itself (docs/request-logs.md).
+   */
+  requestLog?: "errors";
 };
 
 export function defineOperation<

@@ -12,9 +12,11 @@ export const listRequestLogsOperation = defineOperation({
   description:
     "Every /api request of the account, newest first, as the request log recorded it (written in batches: a request " +
     "appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with " +
-    "`ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only.",
+    "`ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the " +
+    "request log are not recorded in it (its failures are).",
   tag,
   access: "secret",
+  requestLog: "errors",
   query: RequestLogListQuery,
   response: { status: 200, description: "A page of requests.", schema: RequestLogList },
 });
@@ -30,6 +32,7 @@ export const getRequestLogOperation = defineOperation({
     "headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.",
   tag,
   access: "secret",
+  requestLog: "errors",
   response: { status: 200, description: "The request.", schema: RequestLogDetail },
   errors: [404],
 });

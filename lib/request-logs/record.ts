@@ -1,5 +1,5 @@
 import type { ServiceContext } from "@/lib/context";
-import { log, safeError } from "@/lib/log";
+import { log, redactText, safeError } from "@/lib/log";
 import { redactedBody, redactedHeaders, redactedQuery, storableText } from "./redact";
 import { requestLogWriter } from "./writer";
 
@@ -24,6 +24,10 @@ function errorCodeOf(problem: unknown): string | null {
   if (typeof code === "string") return code;
   if (typeof title === "string") return title.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
   return null;
+}
+
+function headerText(value: string | null, max: number): string | null {
+  return value === null ? null : storableText(redactText(value)).slice(0, max);
 }
 
 async function buildRow(finished: FinishedRequest) {
@@ -56,8 +60,8 @@ async function buildRow(finished: FinishedRequest) {
     errorCode,
     durationMs: Math.max(0, Math.round(finished.durationMs)),
     clientAddress: finished.clientAddress,
-    userAgent: storableText(request.headers.get("user-agent")?.slice(0, 512) ?? "") || null,
-    idempotencyKey: request.headers.get("idempotency-key")?.slice(0, 255) ?? null,
+    userAgent: storableText(redactText(request.headers.get("user-agent") ?? "")).slice(0, 512) || null,
+    idempotencyKey: headerText(request.headers.get("idempotency-key"), 255),
     idempotentReplayed: response.headers.get("idempotent-replayed") === "true",
     requestHeaders: redactedHeaders(request.headers),
     requestBody: failed && finished.requestBody ? redactedBody(finished.requestBody) : null,

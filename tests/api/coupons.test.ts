@@ -73,6 +73,7 @@ describe("coupons", () => {
       previous_data: null,
       metadata: {},
       correlation_id: "coupon-create-1",
+      request_id: response.headers.get("x-request-id"),
       version: 1,
       sequence: 1,
       created: expect.stringMatching(ISO),

@@ -81,6 +81,7 @@ describe("customer discounts", () => {
       previous_data: null,
       metadata: {},
       correlation_id: "discount-apply-1",
+      request_id: response.headers.get("x-request-id"),
       version: 1,
       sequence: 1,
       created: expect.stringMatching(ISO),

@@ -45,6 +45,7 @@ describe("customers", () => {
       previous_data: null,
       metadata: {},
       correlation_id: response.headers.get("x-request-id"),
+      request_id: response.headers.get("x-request-id"),
       version: 1,
       sequence: 1,
       created: expect.stringMatching(ISO),

@@ -169,4 +169,8 @@ export const OPERATIONS = {
   getHealth: { method: "GET", path: "/health" },
   getReadiness: { method: "GET", path: "/health/ready" },
   getOpenApiDocument: { method: "GET", path: "/openapi.json" },
+  listRequestLogs: { method: "GET", path: "/{account_id}/request-logs" },
+  listRequestLogsForTokenAccount: { method: "GET", path: "/request-logs" },
+  getRequestLog: { method: "GET", path: "/{account_id}/request-logs/{request_id}" },
+  getRequestLogForTokenAccount: { method: "GET", path: "/request-logs/{request_id}" },
 } as const;

@@ -2402,6 +2402,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLogForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "payment.succeeded": {
@@ -4089,6 +4169,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4131,6 +4213,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4173,6 +4257,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4215,6 +4301,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4257,6 +4345,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4299,6 +4389,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4341,6 +4433,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4383,6 +4477,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4425,6 +4521,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4467,6 +4565,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4509,6 +4609,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4551,6 +4653,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4593,6 +4697,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4635,6 +4741,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4677,6 +4785,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4719,6 +4829,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4761,6 +4873,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4803,6 +4917,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4845,6 +4961,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4887,6 +5005,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4929,6 +5049,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4971,6 +5093,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5013,6 +5137,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5055,6 +5181,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5097,6 +5225,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5139,6 +5269,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5181,6 +5313,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5223,6 +5357,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5265,6 +5401,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5307,6 +5445,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5349,6 +5489,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5391,6 +5533,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5433,6 +5577,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5475,6 +5621,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5517,6 +5665,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5559,6 +5709,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5601,6 +5753,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5643,6 +5797,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5685,6 +5841,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5727,6 +5885,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5769,6 +5929,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5811,6 +5973,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5853,6 +6017,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5895,6 +6061,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5937,6 +6105,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5979,6 +6149,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6021,6 +6193,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6063,6 +6237,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6105,6 +6281,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6147,6 +6325,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6189,6 +6369,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6859,6 +7041,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6926,6 +7110,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7005,6 +7191,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7093,6 +7281,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7216,6 +7406,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7342,6 +7534,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7463,6 +7657,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7584,6 +7780,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7657,6 +7855,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7748,6 +7948,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7839,6 +8041,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7930,6 +8134,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8021,6 +8227,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8112,6 +8320,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8203,6 +8413,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8294,6 +8506,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8374,6 +8588,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8481,6 +8697,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8590,6 +8808,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8699,6 +8919,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8808,6 +9030,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8888,6 +9112,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8980,6 +9206,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9109,6 +9337,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9238,6 +9468,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9367,6 +9599,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9459,6 +9693,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9551,6 +9787,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9680,6 +9918,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9809,6 +10049,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9938,6 +10180,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10030,6 +10274,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10122,6 +10368,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10187,6 +10435,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10262,6 +10512,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10338,6 +10590,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10418,6 +10672,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10523,6 +10779,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10629,6 +10887,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10701,6 +10961,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10790,6 +11052,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10880,6 +11144,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10952,6 +11218,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11041,6 +11309,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11125,6 +11395,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11190,6 +11462,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11265,6 +11539,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11341,6 +11617,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11409,6 +11687,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11490,6 +11770,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11571,6 +11853,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -16094,6 +16378,91 @@ export type components = {
         Health: {
             /** @constant */
             status: "ok";
+        };
+        /** @description A page of the request log, newest first. No `total`: the log is millions of rows; page with the cursors. */
+        RequestLogList: {
+            items: components["schemas"]["RequestLog"][];
+            /** @description Whether more requests follow in the paging direction (older ones; with `ending_before`, newer ones). */
+            has_more: boolean;
+        };
+        /** @description One API request as the request log recorded it (docs/request-logs.md). */
+        RequestLog: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+        };
+        RequestLogDetail: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+            /** @description The headers that matter (content type, user agent, idempotency key, correlation id, origin…), redacted. Never Authorization or Cookie. */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description 4xx/5xx only: the body as the API read it, redacted, at most 16 KB; null on success or when the request was refused before its body was read. */
+            request_body: string | null;
+            /** @description 4xx/5xx only: the problem body, redacted, at most 16 KB. */
+            response_body: string | null;
+            /** @description The events the request caused (their `request_id` is this id), oldest first. */
+            events: components["schemas"]["Event"][];
         };
     };
     responses: never;
@@ -28237,6 +28606,271 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A path prefix, e.g. `/api/customers`. */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRequestLogsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A path prefix, e.g. `/api/customers`. */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLogForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
