@@ -26,7 +26,7 @@ function eventOfType<T extends CatalogueType>(type: T) {
     }),
     request_id: z.string().nullable().meta({
       description:
-        "The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries).",
+        "The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries).",
     }),
     version: z.number().int().meta({ description: "Schema version of the event format." }),
     sequence: z.number().int().min(1).meta({

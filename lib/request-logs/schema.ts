@@ -71,7 +71,7 @@ export const RequestLogListQuery = PaginationQuery.pick({ limit: true, "created[
     .meta({ description: "An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`)." }),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).optional().meta({ description: "The HTTP method." }),
   operation: text("An operation id, e.g. `createCustomer`.", 100),
-  path: z.string().startsWith("/", "Must start with /.").max(500).optional().meta({ description: "A path prefix, e.g. `/api/customers`." }),
+  path: z.string().startsWith("/", "Must start with /.").max(500).optional().meta({ description: "A prefix of the URL path as the request sent it, API root included (the `path` field of the items)." }),
   token: text("An API token's id (`key_…`)."),
   request_id: requestIdParam("One request, by its id."),
   idempotency_key: text("The requests sent with this `Idempotency-Key`."),

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import * as schema from "@/db/schema";
 import { dropExpiredPartitions, ensurePartitions, partitionDays } from "@/lib/request-logs/partitions";
-import { api, type Json } from "../helpers/api";
+import { api, apiBaseUrl, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
@@ -14,6 +14,9 @@ import { eventually } from "../helpers/receiver";
  */
 const sql = postgres(inject("databaseUrl"), { max: 2, onnotice: () => {} });
 afterAll(() => sql.end({ timeout: 5 }));
+
+/** The API root's path (`/api`): stored paths start with it. */
+const ROOT = new URL(apiBaseUrl()).pathname.replace(/\/$/, "");
 
 let merchant: Merchant;
 beforeAll(async () => {
@@ -52,7 +55,7 @@ describe("request log", () => {
       object: "request_log",
       livemode: true,
       method: "POST",
-      path: `/api/${merchant.accountId}/customers`,
+      path: `${ROOT}/${merchant.accountId}/customers`,
       query: null,
       operation_id: "createCustomer",
       status: 201,
@@ -186,8 +189,8 @@ describe("request log", () => {
       ["method=GET", [id(products), id(notFound)]],
       ["operation=createCustomer", [id(b), id(a)]],
       ["operation=getCustomer", [id(notFound)]],
-      [`path=${encodeURIComponent(`/api/${account}/customers`)}`, [id(notFound), id(a)]],
-      ["path=%2Fapi%2Fcustomers", [id(b)]],
+      [`path=${encodeURIComponent(`${ROOT}/${account}/customers`)}`, [id(notFound), id(a)]],
+      [`path=${encodeURIComponent(`${ROOT}/customers`)}`, [id(b)]],
       [`token=${fresh.secret.id}`, [id(products), id(notFound), id(b), id(a)]],
       [`token=${fresh.publishable.id}`, []],
       [`request_id=${id(b)}`, [id(b)]],
@@ -244,8 +247,8 @@ describe("request log partitions", () => {
     await ensurePartitions(db, ["2001-03-01", "2001-03-02", "2001-03-03"]);
     expect(await partitionDays(db)).toEqual(expect.arrayContaining(["2001-03-01", "2001-03-02", "2001-03-03"]));
     const inserted = await sql`insert into request_logs (id, created, method, path, status, status_class, duration_ms)
-      values ('req_prod_old1', '2001-03-01T12:00:00Z', 'GET', '/api/x', 200, 2, 1),
-             ('req_prod_old2', '2001-03-03T12:00:00Z', 'GET', '/api/x', 200, 2, 1) returning id`;
+      values ('req_prod_old1', '2001-03-01T12:00:00Z', 'GET', '/x', 200, 2, 1),
+             ('req_prod_old2', '2001-03-03T12:00:00Z', 'GET', '/x', 200, 2, 1) returning id`;
     expect(inserted).toHaveLength(2);
 
     // On 2001-03-04T10:00Z with 2 days kept, 2001-03-02 and later stay (2001-03-02 is partly within them).
