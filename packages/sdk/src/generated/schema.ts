@@ -4169,7 +4169,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4213,7 +4213,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4257,7 +4257,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4301,7 +4301,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4345,7 +4345,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4389,7 +4389,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4433,7 +4433,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4477,7 +4477,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4521,7 +4521,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4565,7 +4565,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4609,7 +4609,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4653,7 +4653,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4697,7 +4697,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4741,7 +4741,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4785,7 +4785,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4829,7 +4829,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4873,7 +4873,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4917,7 +4917,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -4961,7 +4961,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5005,7 +5005,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5049,7 +5049,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5093,7 +5093,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5137,7 +5137,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5181,7 +5181,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5225,7 +5225,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5269,7 +5269,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5313,7 +5313,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5357,7 +5357,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5401,7 +5401,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5445,7 +5445,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5489,7 +5489,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5533,7 +5533,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5577,7 +5577,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5621,7 +5621,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5665,7 +5665,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5709,7 +5709,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5753,7 +5753,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5797,7 +5797,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5841,7 +5841,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5885,7 +5885,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5929,7 +5929,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -5973,7 +5973,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6017,7 +6017,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6061,7 +6061,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6105,7 +6105,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6149,7 +6149,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6193,7 +6193,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6237,7 +6237,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6281,7 +6281,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6325,7 +6325,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -6369,7 +6369,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7041,7 +7041,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7110,7 +7110,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7191,7 +7191,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7281,7 +7281,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7406,7 +7406,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7534,7 +7534,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7657,7 +7657,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7780,7 +7780,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7855,7 +7855,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -7948,7 +7948,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8041,7 +8041,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8134,7 +8134,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8227,7 +8227,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8320,7 +8320,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8413,7 +8413,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8506,7 +8506,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8588,7 +8588,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8697,7 +8697,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8808,7 +8808,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -8919,7 +8919,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9030,7 +9030,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9112,7 +9112,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9206,7 +9206,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9337,7 +9337,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9468,7 +9468,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9599,7 +9599,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9693,7 +9693,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9787,7 +9787,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -9918,7 +9918,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10049,7 +10049,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10180,7 +10180,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10274,7 +10274,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10368,7 +10368,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10435,7 +10435,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10512,7 +10512,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10590,7 +10590,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10672,7 +10672,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10779,7 +10779,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10887,7 +10887,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -10961,7 +10961,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11052,7 +11052,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11144,7 +11144,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11218,7 +11218,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11309,7 +11309,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11395,7 +11395,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11462,7 +11462,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11539,7 +11539,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11617,7 +11617,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11687,7 +11687,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11770,7 +11770,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -11853,7 +11853,7 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (`GET /api/request-logs/{request_id}`); null for background work (renewals, the test clock, deliveries). */
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
             request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
@@ -28634,7 +28634,7 @@ export interface operations {
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description An operation id, e.g. `createCustomer`. */
                 operation?: string;
-                /** @description A path prefix, e.g. `/api/customers`. */
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
@@ -28709,7 +28709,7 @@ export interface operations {
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description An operation id, e.g. `createCustomer`. */
                 operation?: string;
-                /** @description A path prefix, e.g. `/api/customers`. */
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
