@@ -28,6 +28,8 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   price: 0.3,
   product: 0.2,
   refund: 0.5,
+  api_token: 0.02,
+  webhook_endpoint: 0.02,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -43,6 +45,8 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   price: "price_",
   product: "prod_",
   refund: "re_",
+  api_token: "key_",
+  webhook_endpoint: "whe_",
 };
 
 export type LoadOptions = {

@@ -23,6 +23,8 @@ export type ServiceContext = {
    * absent for background work.
    */
   requestId?: string;
+  /** Where the request came from, for the audit events (`metadata.client_address`, `metadata.user_agent`). */
+  source?: { clientAddress: string | null; userAgent: string | null };
   /**
    * The account's current time: the real clock, or a sandbox account's test clock (lib/clock).
    * Every domain timestamp and every "is it due yet" decision uses it.

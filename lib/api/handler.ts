@@ -235,7 +235,8 @@ export function handle<
         operation.access === "public" ? null : () => authenticate(request, operation as Operation, params.account_id, correlationId),
         { probe: operation.probe === true },
       );
-      const ctx = authenticated && { ...authenticated, requestId };
+      const source = { clientAddress: clientAddressOf(request), userAgent: request.headers.get("user-agent")?.slice(0, 512) ?? null };
+      const ctx = authenticated && { ...authenticated, requestId, source };
       seen.ctx = ctx;
 
       const url = new URL(request.url);

@@ -68,6 +68,20 @@ export const EVENT_CATALOGUE = [
   { group: "Price", aggregateType: "price", types: ["price.created", "price.updated", "price.deleted"] },
   { group: "Product", aggregateType: "product", types: ["product.created", "product.updated", "product.deleted"] },
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
+  // The audit trail of access (docs/request-logs.md, "Audit events"): not in the spec's catalogue.
+  { group: "API token", aggregateType: "api_token", types: ["api_token.created", "api_token.revoked"] },
+  {
+    group: "Webhook endpoint",
+    aggregateType: "webhook_endpoint",
+    types: [
+      "webhook_endpoint.created",
+      "webhook_endpoint.updated",
+      "webhook_endpoint.deleted",
+      "webhook_endpoint.disabled",
+      "webhook_endpoint.enabled",
+      "webhook_endpoint.secret_rotated",
+    ],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -130,6 +144,17 @@ export const EVENT_DESCRIPTIONS = {
   "refund.created": "A refund was created and is pending.",
   "refund.updated": "A refund's status changed (for example it succeeded).",
   "refund.failed": "A refund failed; `failure_reason` says why.",
+  "api_token.created":
+    "An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`.",
+  "api_token.revoked": "An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`.",
+  "webhook_endpoint.created":
+    "A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event.",
+  "webhook_endpoint.updated": "A webhook endpoint's URL, events, description or rate was changed.",
+  "webhook_endpoint.deleted": "A webhook endpoint was deleted; the object is its last state, with `deleted: true`.",
+  "webhook_endpoint.disabled": "A webhook endpoint was disabled by hand: it receives nothing until enabled.",
+  "webhook_endpoint.enabled": "A disabled webhook endpoint was enabled again.",
+  "webhook_endpoint.secret_rotated":
+    "A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -9,6 +9,8 @@ import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
+import { ApiToken } from "@/lib/api-tokens/schema";
+import { WebhookEndpoint } from "@/lib/webhooks/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
 import EXAMPLES from "./examples.json" with { type: "json" };
 
@@ -30,6 +32,8 @@ export const AGGREGATE_SCHEMAS = {
   price: Price,
   product: Product,
   refund: Refund,
+  api_token: ApiToken,
+  webhook_endpoint: WebhookEndpoint,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -17,6 +17,8 @@ const KIND: Record<AggregateType, IdKind> = {
   price: "price",
   product: "product",
   refund: "refund",
+  api_token: "apiToken",
+  webhook_endpoint: "webhookEndpoint",
 };
 
 /**

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
 import { api, type Client, type Json, type AccountPath } from "../helpers/api";
-import { newMerchant } from "../helpers/merchant";
+import { signedInUser } from "../helpers/session";
 import { PROJECT_ROOT } from "../helpers/server";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,11 +29,23 @@ async function advance(ms: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  const merchant = await newMerchant();
-  account = merchant.sandboxAccountId;
-  client = api(merchant.sandboxSecret.token);
+  // A signed-in user's sandbox account: API tokens are made (and revoked) in the dashboard only.
+  const user = await signedInUser();
+  account = user.sandbox.id;
+  const issued = await ok(user.request("POST", `/${account}/api-tokens`, { body: { name: "catalogue", kind: "secret" } }));
+  client = api(issued.token);
   const post = (path: AccountPath<"post">, body: unknown = {}) => ok(client.post(`/${account}${path}`, body));
   const del = (path: AccountPath<"delete">) => ok(client.delete(`/${account}${path}`));
+
+  // Audit: a token revoked, an endpoint updated, disabled, enabled, its secret rotated, deleted.
+  const spareToken = await ok(user.request("POST", `/${account}/api-tokens`, { body: { name: "spare", kind: "publishable" } }));
+  await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/revoke`));
+  const hook = await post("/webhook-endpoints", { url: "https://example.com/audit", events: ["customer.created"] });
+  await post(`/webhook-endpoints/${hook.id}`, { description: "Audit" });
+  await post(`/webhook-endpoints/${hook.id}`, { enabled: false });
+  await post(`/webhook-endpoints/${hook.id}`, { enabled: true });
+  await post(`/webhook-endpoints/${hook.id}/rotate-secret`, {});
+  await del(`/webhook-endpoints/${hook.id}`);
 
   // Catalogue: product, price, coupon — created, updated, deleted.
   const product = await post("/products", { name: "Pro" });
@@ -240,11 +252,54 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(data.status).toBe("failed");
     expect(data.failure_reason).toBeTruthy();
   },
+  "api_token.created": (data, event) => {
+    expect(data.status).toBe("active");
+    expectAudit(event, "user");
+  },
+  "api_token.revoked": (data, event) => {
+    expect(data.status).toBe("revoked");
+    expect(event.previous_data.status).toBe("active");
+    expectAudit(event, "user");
+  },
+  "webhook_endpoint.created": (data, event) => {
+    expect(data.object).toBe("webhook_endpoint");
+    expectAudit(event, "api_key");
+  },
+  "webhook_endpoint.updated": (data, event) => {
+    expect(data.description).not.toBe(event.previous_data.description);
+    expectAudit(event, "api_key");
+  },
+  "webhook_endpoint.deleted": (data, event) => {
+    expect(data.deleted).toBe(true);
+    expectAudit(event, "api_key");
+  },
+  "webhook_endpoint.disabled": (data, event) => {
+    expect([data.enabled, event.previous_data.enabled]).toEqual([false, true]);
+    expectAudit(event, "api_key");
+  },
+  "webhook_endpoint.enabled": (data, event) => {
+    expect([data.enabled, event.previous_data.enabled]).toEqual([true, false]);
+    expectAudit(event, "api_key");
+  },
+  "webhook_endpoint.secret_rotated": (_data, event) => expectAudit(event, "api_key"),
 };
 
+/** An audit event: its actor, the request's address and user agent, its request, and no secret anywhere. */
+function expectAudit(event: Json, actorType: "user" | "api_key"): void {
+  expect(event.actor_type).toBe(actorType);
+  expect(event.actor_id).toMatch(actorType === "user" ? /^user_/ : /^key_/);
+  expect(event.metadata).toEqual({ client_address: expect.any(String), user_agent: expect.any(String) });
+  expect(event.request_id).toMatch(/^req_/);
+  expect(JSON.stringify(event)).not.toMatch(/whsec_|st_prod_[0-9a-z]{6}|pt_prod_[0-9a-z]{6}|token_hash|secret_ciphertext/);
+}
+
+/** The types of the access audit trail, beside the spec's 51 (lib/events/catalogue.ts). */
+const AUDIT_TYPES = EVENT_TYPES.filter((type) => /^(api_token|webhook_endpoint)\./.test(type));
+
 describe("the event catalogue, produced by real flows", () => {
-  it("covers exactly the spec's 51 types", () => {
-    expect(EVENT_TYPES).toHaveLength(51);
+  it("covers exactly the spec's 51 types and the access audit types", () => {
+    expect(EVENT_TYPES).toHaveLength(51 + AUDIT_TYPES.length);
+    expect(AUDIT_TYPES).toHaveLength(8);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
@@ -252,7 +307,7 @@ describe("the event catalogue, produced by real flows", () => {
     const page = await ok(client.get(`/${account}/events?event_type=${type}&limit=100`));
     expect(page.total, `no ${type} event`).toBeGreaterThan(0);
     for (const event of page.items) {
-      expect(["api_key", "system", "customer"]).toContain(event.actor_type);
+      expect(["api_key", "system", "customer", "user"]).toContain(event.actor_type);
       IMPLIES[type as keyof typeof IMPLIES](event.data, event);
     }
   });

@@ -3504,6 +3504,166 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "api_token.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.created
+         * @description An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_token.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.revoked
+         * @description An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.created
+         * @description A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.updated
+         * @description A webhook endpoint's URL, events, description or rate was changed. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.deleted
+         * @description A webhook endpoint was deleted; the object is its last state, with `deleted: true`. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description A webhook endpoint was disabled by hand: it receives nothing until enabled. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.enabled
+         * @description A disabled webhook endpoint was enabled again. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointEnabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.secret_rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.secret_rotated
+         * @description A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointSecretRotatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -3514,9 +3674,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3949,7 +4109,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -3971,7 +4131,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -6391,6 +6551,358 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -6986,34 +7498,126 @@ export type components = {
              */
             updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"];
+        ApiToken: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id: string;
+            /** @constant */
+            object: "api_token";
+            name: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        WebhookEndpointDeletedObject: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c5hfvcp35m36n29xpcz5183vj",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:21:22.520Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.444Z",
+         *       "created": "2026-11-26T04:21:22.523Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7058,31 +7662,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c5hg87tapv2paq3r9jxb2pwcr",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *       "aggregate_id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
          *       "data": {
-         *         "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *         "id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:38.623Z",
+         *         "created": "2026-11-26T04:21:22.623Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "payment_intent": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
+         *       "request_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.641Z",
+         *       "created": "2026-11-26T04:21:22.625Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentFailedEvent: {
@@ -7127,43 +7732,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c5hh9rtfqpe9gygx5c2hcxve0",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:21:22.520Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:21:22.520Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.090Z",
+         *       "created": "2026-11-26T04:21:22.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7208,29 +7814,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c5hm6db5cxcbs10ypzd39ezq0",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:21:23.629Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:21:23.629Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:21:23.629Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7248,12 +7854,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zem89fay0079j8prc295cp",
+         *       "correlation_id": "req_prod_06h1c5hm5jqsz8pz6ftgwhf6prdxa",
+         *       "request_id": "req_prod_06h1c5hm5jqsz8pz6ftgwhf6prdxa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:42.078Z",
+         *       "created": "2026-11-26T04:21:23.636Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7298,19 +7905,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c5hmj0fpt9z2x0nx4t7gdd1gt",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:21:23.708Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:21:23.727Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7319,10 +7926,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:21:23.708Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7339,24 +7946,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:21:23.708Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.209Z",
+         *         "updated": "2026-11-26T04:21:23.708Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:21:23.708Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7373,12 +7980,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as7027tyfpmev72nmzm9xgfcr",
+         *       "correlation_id": "req_prod_06h1c5hmhgdt9bbjy9tx4hmkx6hpj",
+         *       "request_id": "req_prod_06h1c5hmhgdt9bbjy9tx4hmkx6hpj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.239Z",
+         *       "created": "2026-11-26T04:21:23.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7423,20 +8031,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c5hmm6yjv00dm8hff52t7fcq8",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:21:23.708Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.288Z",
+         *         "updated": "2026-11-26T04:21:23.744Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7445,10 +8053,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:21:23.708Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7465,14 +8073,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:21:23.708Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:21:23.727Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7481,10 +8089,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:21:23.708Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7501,12 +8109,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as709qpcfr6b47ehg2kh1rg42",
+         *       "correlation_id": "req_prod_06h1c5hmksdnz5y61w13j5j8tc6vm",
+         *       "request_id": "req_prod_06h1c5hmksdnz5y61w13j5j8tc6vm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:42.290Z",
+         *       "created": "2026-11-26T04:21:23.745Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -7551,29 +8160,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c5hmdms2r6dxv278dd6t5t9a0",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:21:23.629Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.181Z",
+         *         "updated": "2026-11-26T04:21:23.691Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *         "customer": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:21:23.629Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7581,33 +8190,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T01:07:42.181Z",
+         *         "completed_at": "2026-11-26T04:21:23.691Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *         "payment_intent": "pi_prod_06h1c5hmb8pynd7gn2fx073x734d2",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:21:23.629Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:21:23.629Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:21:23.629Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7624,12 +8233,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zhva738ay1fgts6tfr631r",
+         *       "correlation_id": "req_prod_06h1c5hm98bw9h6nwpjtz1enwkekw",
+         *       "request_id": "req_prod_06h1c5hm98bw9h6nwpjtz1enwkekw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.184Z",
+         *       "created": "2026-11-26T04:21:23.693Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga"
+         *       "actor_id": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -7674,29 +8284,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c5hn0401fg36nmww6fdmcecag",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *       "aggregate_id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
          *       "data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:21:23.761Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T01:07:42.359Z",
+         *         "updated": "2026-11-27T04:21:23.761Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T01:07:42.359Z",
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expired_at": "2026-11-27T04:21:23.761Z",
+         *         "expires_at": "2026-11-27T04:21:23.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7713,24 +8323,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:21:23.761Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.359Z",
+         *         "updated": "2026-11-26T04:21:23.761Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expires_at": "2026-11-27T04:21:23.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7747,10 +8357,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T01:07:42.359Z",
+         *       "created": "2026-11-27T04:21:23.761Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -7797,19 +8408,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c5hfsy0mdcg52wtcrt2amz7gc",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:21:22.509Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:21:22.509Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7822,12 +8433,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.368Z",
+         *       "created": "2026-11-26T04:21:22.511Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -7872,19 +8484,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c5hfthgvd18bv89pd60rpveq6",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:21:22.509Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:21:22.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7896,14 +8508,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:21:22.509Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:21:22.509Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7915,12 +8527,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.399Z",
+         *       "created": "2026-11-26T04:21:22.516Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -7965,19 +8578,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c5hgk25ve3fnnyeftfa2ppf1y",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *       "aggregate_id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
          *       "data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:21:22.690Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.823Z",
+         *         "updated": "2026-11-26T04:21:22.711Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7989,14 +8602,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:21:22.690Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.808Z",
+         *         "updated": "2026-11-26T04:21:22.690Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8008,12 +8621,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6jh67h38nrqqhpt7mvvgwxt",
+         *       "correlation_id": "req_prod_06h1c5hgez7g0enhcr9w9y45cceh0",
+         *       "request_id": "req_prod_06h1c5hgez7g0enhcr9w9y45cceh0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.839Z",
+         *       "created": "2026-11-26T04:21:22.712Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8058,19 +8672,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c5hgwcsbhkz3tqd5h47ddgdzy",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:21:22.775Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:21:22.783Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8082,14 +8696,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:21:22.775Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.202Z",
+         *         "updated": "2026-11-26T04:21:22.777Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8101,12 +8715,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6kex4avaa4w1adz0s81k0pr",
+         *       "correlation_id": "req_prod_06h1c5hgtddjq0tb124bj8d7wk1ry",
+         *       "request_id": "req_prod_06h1c5hgtddjq0tb124bj8d7wk1ry",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:39.725Z",
+         *       "created": "2026-11-26T04:21:22.787Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8151,19 +8766,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c5hfvmq5nr4qsvng2ye3fnm0e",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:21:22.509Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.454Z",
+         *         "updated": "2026-11-26T04:21:22.524Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8175,14 +8790,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:21:22.509Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:21:22.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8194,12 +8809,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.475Z",
+         *       "created": "2026-11-26T04:21:22.525Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8244,23 +8860,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c5hgzef9fn0t4cqettjhgzdnt",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:21:22.775Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.841Z",
+         *         "updated": "2026-11-26T04:21:22.810Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T01:07:39.841Z",
+         *         "canceled_at": "2026-11-26T04:21:22.810Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8268,14 +8884,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:21:22.775Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:21:22.783Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8287,12 +8903,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6pkvenhgye690xc7sczp4v8",
+         *       "correlation_id": "req_prod_06h1c5hgywhd2wp1ggq5cgsvq8wgg",
+         *       "request_id": "req_prod_06h1c5hgywhd2wp1ggq5cgsvq8wgg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:39.856Z",
+         *       "created": "2026-11-26T04:21:22.811Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8337,19 +8954,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c5hg96a05yknaw7bqyz62kz76",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *       "aggregate_id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *       "data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:21:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.667Z",
+         *         "updated": "2026-11-26T04:21:22.632Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8361,14 +8978,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:21:22.610Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.578Z",
+         *         "updated": "2026-11-26T04:21:22.617Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8380,12 +8997,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
+         *       "request_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.701Z",
+         *       "created": "2026-11-26T04:21:22.633Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8430,19 +9048,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c5hgqw8tdmb5fv15p8bafqf26",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *       "aggregate_id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
          *       "data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:21:22.734Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.965Z",
+         *         "updated": "2026-11-26T04:21:22.750Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8454,14 +9072,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:21:22.734Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.929Z",
+         *         "updated": "2026-11-26T04:21:22.740Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8473,12 +9091,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6k02dzr9v1yrrbdc91h8n20",
+         *       "correlation_id": "req_prod_06h1c5hgnc5ayxv5hv7zjc92bth0w",
+         *       "request_id": "req_prod_06h1c5hgnc5ayxv5hv7zjc92bth0w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.970Z",
+         *       "created": "2026-11-26T04:21:22.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -8523,44 +9142,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c5hkmhp0vghpk6evh73rf80nt",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.476Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6ybvpq9k0ngpshnet4hxdqa",
+         *       "correlation_id": "req_prod_06h1c5hkjc7f08h570k0vqc5sawa6",
+         *       "request_id": "req_prod_06h1c5hkjc7f08h570k0vqc5sawa6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:41.845Z",
+         *       "created": "2026-11-26T04:21:23.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -8605,25 +9225,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c5hkrnb47ek7whrsvtcgkre0c",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.522Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8631,45 +9251,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.476Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yrqcfbg8nqnmxf9pgrw2ge",
+         *       "correlation_id": "req_prod_06h1c5hkqk64bzsnj8vabz5yeb4k6",
+         *       "request_id": "req_prod_06h1c5hkqk64bzsnj8vabz5yeb4k6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:41.906Z",
+         *       "created": "2026-11-26T04:21:23.526Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -8714,53 +9335,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c5hkvk5n9wv6k4e29tz8pe1ey",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:21:23.546Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.522Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8768,19 +9389,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yy6j04tz12a1pywk6yf98t",
+         *       "correlation_id": "req_prod_06h1c5hktx85hrq3kbqwr8jeqy9mj",
+         *       "request_id": "req_prod_06h1c5hktx85hrq3kbqwr8jeqy9mj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.959Z",
+         *       "created": "2026-11-26T04:21:23.548Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -8825,25 +9447,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c5hkycyjdy67zx2w6c1e3t6bg",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.567Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8851,47 +9473,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:21:23.546Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z4bzkabkanvq3jzbrxqata",
+         *       "correlation_id": "req_prod_06h1c5hkx1xhre2cz1306mzvs8yg6",
+         *       "request_id": "req_prod_06h1c5hkx1xhre2cz1306mzvs8yg6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:41.992Z",
+         *       "created": "2026-11-26T04:21:23.571Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -8936,53 +9559,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c5hm1tqa288hahyyf3ev16tfa",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:42.009Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.593Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancelled_at": "2026-11-26T04:21:23.593Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:21:23.476Z",
+         *         "updated": "2026-11-26T04:21:23.567Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8990,19 +9613,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *         "current_period_end": "2026-12-26T04:21:23.476Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:21:23.476Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z6q86f4gfkkdzdbwgg39a8",
+         *       "correlation_id": "req_prod_06h1c5hm0v7kcddfrxmrvkrag7f7y",
+         *       "request_id": "req_prod_06h1c5hm0v7kcddfrxmrvkrag7f7y",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:42.015Z",
+         *       "created": "2026-11-26T04:21:23.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9047,42 +9671,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c5hn24kj4dz97ak414m3510va",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *       "aggregate_id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *       "data": {
-         *         "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c5hm3xfhd6yf1zscv07h4yyd2",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T01:07:42.036Z",
-         *         "updated": "2026-11-26T01:07:42.036Z",
+         *         "created": "2026-11-26T04:21:23.612Z",
+         *         "updated": "2026-11-26T04:21:23.612Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T01:07:42.036Z",
+         *         "trial_end": "2026-12-03T04:21:23.612Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T01:07:42.036Z",
+         *         "current_period_end": "2026-12-03T04:21:23.612Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:42.036Z",
+         *         "current_period_start": "2026-11-26T04:21:23.612Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:21:23.612Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9129,16 +9754,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c5hhfw2pmdvmahcyz65b6vyra",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9147,11 +9772,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:21:22.937Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9173,12 +9798,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rhmkywb2b5tfkce0ychxq4",
+         *       "correlation_id": "req_prod_06h1c5hhe5kzgvgdrjzhntxxgk49m",
+         *       "request_id": "req_prod_06h1c5hhe5kzgvgdrjzhntxxgk49m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.359Z",
+         *       "created": "2026-11-26T04:21:22.943Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9223,16 +9849,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c5hhnasapw5px0ybc5cx8rzd8",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9241,11 +9867,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:21:22.981Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9253,7 +9879,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9266,11 +9892,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9279,11 +9905,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:21:22.937Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9304,12 +9930,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rycn2wgmz779f65ps9hczw",
+         *       "correlation_id": "req_prod_06h1c5hhm307vjbz6xs3gpvvvh93g",
+         *       "request_id": "req_prod_06h1c5hhm307vjbz6xs3gpvvvh93g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.423Z",
+         *       "created": "2026-11-26T04:21:22.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9354,16 +9981,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c5hhvy7nq0trnjqf04cr9b8b4",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9372,11 +9999,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "paid_at": "2026-11-26T04:21:23.035Z",
+         *         "updated": "2026-11-26T04:21:23.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9384,12 +10011,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9397,11 +10024,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9410,11 +10037,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:21:22.981Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9422,12 +10049,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9435,12 +10062,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
+         *       "request_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:40.633Z",
+         *       "created": "2026-11-26T04:21:23.039Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoicePaidEvent: {
@@ -9485,16 +10113,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c5hhws1hsy5qmbvw2w8w4bvc8",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9503,11 +10131,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "paid_at": "2026-11-26T04:21:23.035Z",
+         *         "updated": "2026-11-26T04:21:23.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9515,12 +10143,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9528,11 +10156,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9541,11 +10169,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:21:22.981Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9553,12 +10181,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9566,12 +10194,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
+         *       "request_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:40.646Z",
+         *       "created": "2026-11-26T04:21:23.046Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -9616,16 +10245,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c5hjfx71afxw0p1fqv3gemv9y",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *       "aggregate_id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
          *       "data": {
-         *         "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *         "id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hj90xwtdrffzgchvek3jdcc",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9634,11 +10263,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.957Z",
+         *         "created": "2026-11-26T04:21:23.143Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.067Z",
+         *         "updated": "2026-11-26T04:21:23.159Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9646,12 +10275,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.067Z",
+         *         "finalized_at": "2026-11-26T04:21:23.159Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *         "payment_intent": "pi_prod_06h1c5hjdet379zhd62ct3vbycq3r",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9660,12 +10289,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6vwbjk4vsgmk0s5ngt3vam0",
+         *       "correlation_id": "req_prod_06h1c5hjd1qyajqe73zjcngenjb22",
+         *       "request_id": "req_prod_06h1c5hjd1qyajqe73zjcngenjb22",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.273Z",
+         *       "created": "2026-11-26T04:21:23.199Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -9710,16 +10340,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c5hjqw9djzesra5bgwrjf4hh4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *       "aggregate_id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
          *       "data": {
-         *         "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *         "id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hjjehfnyf33v85ncearmztc",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9728,11 +10358,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.307Z",
+         *         "created": "2026-11-26T04:21:23.218Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.345Z",
+         *         "updated": "2026-11-26T04:21:23.237Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9740,12 +10370,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.345Z",
+         *         "finalized_at": "2026-11-26T04:21:23.237Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *         "payment_intent": "pi_prod_06h1c5hjpy6d2x5qqtp3dm8n3br88",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9754,12 +10384,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6wprw7dv6c3kswb97fss0sj",
+         *       "correlation_id": "req_prod_06h1c5hjpk2zax2r5r5q8936fxssw",
+         *       "request_id": "req_prod_06h1c5hjpk2zax2r5r5q8936fxssw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.391Z",
+         *       "created": "2026-11-26T04:21:23.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -9804,16 +10435,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c5hmvzatbrkxemj2a9f5e66ym",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *       "aggregate_id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
          *       "data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9822,19 +10453,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:21:23.409Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T01:07:41.716Z",
+         *         "updated": "2026-11-27T04:21:23.394Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:21:23.394Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T01:07:41.716Z",
+         *         "overdue_at": "2026-11-27T04:21:23.394Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:21:23.447Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9847,11 +10478,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9860,19 +10491,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:21:23.409Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.764Z",
+         *         "updated": "2026-11-26T04:21:23.447Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:21:23.394Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:21:23.447Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9885,10 +10516,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T01:07:41.716Z",
+         *       "created": "2026-11-27T04:21:23.394Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9935,16 +10567,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c5hjx8pqhxwee4a01dkr89220",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *       "aggregate_id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
          *       "data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9953,19 +10585,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:21:23.278Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.472Z",
+         *         "updated": "2026-11-26T04:21:23.302Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T01:07:41.472Z",
+         *         "voided_at": "2026-11-26T04:21:23.302Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:21:23.289Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9978,11 +10610,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9991,11 +10623,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:21:23.278Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.446Z",
+         *         "updated": "2026-11-26T04:21:23.289Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10003,7 +10635,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:21:23.289Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10016,12 +10648,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6x3b1tva9hjx2182x5am8z0",
+         *       "correlation_id": "req_prod_06h1c5hjwf0ks9ymz56n4menphb60",
+         *       "request_id": "req_prod_06h1c5hjwf0ks9ymz56n4menphb60",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.473Z",
+         *       "created": "2026-11-26T04:21:23.306Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10066,16 +10699,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c5hk5yheqpw9ccw80m471xcfw",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *       "aggregate_id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
          *       "data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10084,11 +10717,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:21:23.344Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.605Z",
+         *         "updated": "2026-11-26T04:21:23.374Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10096,7 +10729,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:21:23.358Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10106,14 +10739,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:21:23.374Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10122,11 +10755,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:21:23.344Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.552Z",
+         *         "updated": "2026-11-26T04:21:23.358Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10134,7 +10767,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:21:23.358Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10147,12 +10780,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6xjy00454n8vmwzdeyqvg9p",
+         *       "correlation_id": "req_prod_06h1c5hk5e172mtqfjt22y8c4my5c",
+         *       "request_id": "req_prod_06h1c5hk5e172mtqfjt22y8c4my5c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.657Z",
+         *       "created": "2026-11-26T04:21:23.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10197,16 +10831,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c5hj73he8ndrrjcr88hdj058e",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10215,11 +10849,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "paid_at": "2026-11-26T04:21:23.035Z",
+         *         "updated": "2026-11-26T04:21:23.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10227,12 +10861,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:21:22.981Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10241,12 +10875,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6tcqpkzdx51kyvv3n7afd32",
+         *       "correlation_id": "req_prod_06h1c5hj2t2f7rha8ren961qvjqkw",
+         *       "request_id": "req_prod_06h1c5hj2t2f7rha8ren961qvjqkw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:40.841Z",
+         *       "created": "2026-11-26T04:21:23.128Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10291,16 +10926,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c5hn35pfz3qdrkeknyts80zdw",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *       "aggregate_id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
          *       "data": {
-         *         "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *         "id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "il_prod_06h1c5hn30rh8c7e1anabtp9fgp7a",
+         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10309,20 +10944,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:07:42.036Z",
+         *         "created": "2026-11-30T04:21:23.612Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:07:42.036Z",
+         *         "updated": "2026-11-30T04:21:23.612Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "description": "Subscription sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "subscription": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10335,10 +10970,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:21:23.612Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10385,29 +11021,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c5hemptck78spdfctg21cnpf6",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:21:22.208Z",
+         *         "updated": "2026-11-26T04:21:22.208Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6fkbj5ad7pn83m1vn5aqq56",
+         *       "correlation_id": "req_prod_06h1c5hek4wfhtev8pmsa4sww9a66",
+         *       "request_id": "req_prod_06h1c5hek4wfhtev8pmsa4sww9a66",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.021Z",
+         *       "created": "2026-11-26T04:21:22.214Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10452,39 +11089,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c5hepyh1b3k2jedvy7xt95bhm",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.090Z",
+         *         "created": "2026-11-26T04:21:22.208Z",
+         *         "updated": "2026-11-26T04:21:22.229Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:21:22.208Z",
+         *         "updated": "2026-11-26T04:21:22.208Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6frdyzxe09h7z665ze9fqx6",
+         *       "correlation_id": "req_prod_06h1c5hepbb38vf96jx9bzbjyqvg2",
+         *       "request_id": "req_prod_06h1c5hepbb38vf96jx9bzbjyqvg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.110Z",
+         *       "created": "2026-11-26T04:21:22.231Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -10529,40 +11167,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c5hf2hsay2xfh0r840zm09g88",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *       "aggregate_id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
          *       "data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:21:22.266Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:38.167Z",
+         *         "updated": "2026-11-26T04:21:22.323Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
-         *         "updated": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:21:22.266Z",
+         *         "updated": "2026-11-26T04:21:22.266Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g6e8nee0f1x6ekajh7n3bm",
+         *       "correlation_id": "req_prod_06h1c5hf1vp7rfr49mjbc1bq4d17p",
+         *       "request_id": "req_prod_06h1c5hf1vp7rfr49mjbc1bq4d17p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.170Z",
+         *       "created": "2026-11-26T04:21:22.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerDeletedEvent: {
@@ -10607,21 +11246,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c5hf5dmt69a39arjfmrz6n6r2",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:21:22.343Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:21:22.123Z",
+         *           "updated": "2026-11-26T04:21:22.343Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -10634,17 +11273,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g9t126crwzkx9fwf7j0wmy",
+         *       "correlation_id": "req_prod_06h1c5hf4d285a4vd36sf3v9gnrk4",
+         *       "request_id": "req_prod_06h1c5hf4d285a4vd36sf3v9gnrk4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.236Z",
+         *       "created": "2026-11-26T04:21:22.347Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -10689,21 +11329,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c5hfd9wsmdxyttbd680hfgs1g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:21:22.387Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:21:22.146Z",
+         *           "updated": "2026-11-26T04:21:22.387Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10716,20 +11356,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:21:22.343Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:21:22.123Z",
+         *           "updated": "2026-11-26T04:21:22.343Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -10742,16 +11382,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gjvs64z1x73ae6vsqx65e0",
+         *       "correlation_id": "req_prod_06h1c5hf7brexq1fdm84e3s1kq9pe",
+         *       "request_id": "req_prod_06h1c5hf7brexq1fdm84e3s1kq9pe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.275Z",
+         *       "created": "2026-11-26T04:21:22.410Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -10796,21 +11437,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c5hfnqz1k7j2n8m31yxt9yeg8",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:21:22.387Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:21:22.146Z",
+         *           "updated": "2026-11-26T04:21:22.387Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10824,20 +11465,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:21:22.387Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:21:22.146Z",
+         *           "updated": "2026-11-26T04:21:22.387Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10850,16 +11491,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gtf6gy6zan0kgrm6666fme",
+         *       "correlation_id": "req_prod_06h1c5hfg3pv9tayqbwyc5hgq92ar",
+         *       "request_id": "req_prod_06h1c5hfg3pv9tayqbwyc5hgq92ar",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.332Z",
+         *       "created": "2026-11-26T04:21:22.477Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -10904,17 +11546,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c5he9m3r2amdsjr1701phamy0",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:21:22.123Z",
+         *         "updated": "2026-11-26T04:21:22.123Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -10928,12 +11570,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6e5zrbc60bxvpx53n30efe8",
+         *       "correlation_id": "req_prod_06h1c5he9aq5j2a4mw3ktq0ntnmhj",
+         *       "request_id": "req_prod_06h1c5he9aq5j2a4mw3ktq0ntnmhj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.679Z",
+         *       "created": "2026-11-26T04:21:22.125Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CouponCreatedEvent: {
@@ -10978,17 +11621,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c5hee0mknkxeesn681kp1fkzw",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.816Z",
+         *         "created": "2026-11-26T04:21:22.123Z",
+         *         "updated": "2026-11-26T04:21:22.159Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11001,12 +11644,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:21:22.123Z",
+         *         "updated": "2026-11-26T04:21:22.123Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11019,12 +11662,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6esk7htbsxy82c9xvpqg4e2",
+         *       "correlation_id": "req_prod_06h1c5hedg1y8646v138pkhcsxt28",
+         *       "request_id": "req_prod_06h1c5hedg1y8646v138pkhcsxt28",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.858Z",
+         *       "created": "2026-11-26T04:21:22.160Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11069,18 +11713,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c5hehgpyc0wgfn40k1narvhjy",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *       "aggregate_id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:21:22.176Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.977Z",
+         *         "updated": "2026-11-26T04:21:22.187Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11093,12 +11737,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
-         *         "updated": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:21:22.176Z",
+         *         "updated": "2026-11-26T04:21:22.176Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11111,12 +11755,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6feh1fn849y0qypt0da1rq2",
+         *       "correlation_id": "req_prod_06h1c5heh58v5g49b3r8ckecdtvqc",
+         *       "request_id": "req_prod_06h1c5heh58v5g49b3r8ckecdtvqc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.981Z",
+         *       "created": "2026-11-26T04:21:22.188Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         CouponDeletedEvent: {
@@ -11161,18 +11806,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c5hdtz9ry03pjkr58h6yzxa9c",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:21:22.001Z",
+         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "updated": "2026-11-26T04:21:22.001Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11185,12 +11830,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6cdpw5qzw4de4x8fh2pmd4m",
+         *       "correlation_id": "req_prod_06h1c5hds5f746jxqrn97e2xxqnc4",
+         *       "request_id": "req_prod_06h1c5hds5f746jxqrn97e2xxqnc4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.239Z",
+         *       "created": "2026-11-26T04:21:22.007Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PriceCreatedEvent: {
@@ -11235,18 +11881,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c5he1vk35vkna0j2xssn2w04y",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.349Z",
+         *         "created": "2026-11-26T04:21:22.001Z",
+         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "updated": "2026-11-26T04:21:22.058Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11258,13 +11904,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:21:22.001Z",
+         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "updated": "2026-11-26T04:21:22.001Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11276,12 +11922,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6czdvfx885daqpcpcg7qx3r",
+         *       "correlation_id": "req_prod_06h1c5he0cv86qqry6gwsksr0240a",
+         *       "request_id": "req_prod_06h1c5he0cv86qqry6gwsksr0240a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.360Z",
+         *       "created": "2026-11-26T04:21:22.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11326,19 +11973,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c5he6bnj4y1zdh66m1jakqmkg",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *       "aggregate_id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
          *       "data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:21:22.085Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.485Z",
+         *         "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *         "updated": "2026-11-26T04:21:22.097Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11347,13 +11994,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:21:22.085Z",
+         *         "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *         "updated": "2026-11-26T04:21:22.085Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11362,12 +12009,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6dfa6t01tancrntrxwebk6p",
+         *       "correlation_id": "req_prod_06h1c5he5z05r2wf10ggs8fxaandc",
+         *       "request_id": "req_prod_06h1c5he5z05r2wf10ggs8fxaandc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.499Z",
+         *       "created": "2026-11-26T04:21:22.099Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         PriceDeletedEvent: {
@@ -11412,29 +12060,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c5hdg1wrkb7m9j1ssb58d5g34",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:21:21.915Z",
+         *         "updated": "2026-11-26T04:21:21.915Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as64zbsbcrxz1vtnwbypqrm5e",
+         *       "correlation_id": "req_prod_06h1c5hdf2qet8prm74q148w1567a",
+         *       "request_id": "req_prod_06h1c5hdf2qet8prm74q148w1567a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:36.398Z",
+         *       "created": "2026-11-26T04:21:21.920Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         ProductCreatedEvent: {
@@ -11479,39 +12128,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c5hdmtggxeq6qrckppdwqgpke",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.818Z",
+         *         "created": "2026-11-26T04:21:21.915Z",
+         *         "updated": "2026-11-26T04:21:21.957Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:21:21.915Z",
+         *         "updated": "2026-11-26T04:21:21.915Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6acbmm6v7tcs6jf1e5t3gv4",
+         *       "correlation_id": "req_prod_06h1c5hdma2n44a8v301p5z70escc",
+         *       "request_id": "req_prod_06h1c5hdma2n44a8v301p5z70escc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:36.853Z",
+         *       "created": "2026-11-26T04:21:21.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         ProductUpdatedEvent: {
@@ -11556,40 +12206,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c5he865fg0jh10e597krjc6he",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *       "aggregate_id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
          *       "data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:21:21.971Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.600Z",
+         *         "updated": "2026-11-26T04:21:22.111Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
-         *         "updated": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:21:21.971Z",
+         *         "updated": "2026-11-26T04:21:21.971Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6drpx1ea53fw177fqxcgp26",
+         *       "correlation_id": "req_prod_06h1c5he7mryw9zcfxh3rezwandme",
+         *       "request_id": "req_prod_06h1c5he7mryw9zcfxh3rezwandme",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.604Z",
+         *       "created": "2026-11-26T04:21:22.113Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         ProductDeletedEvent: {
@@ -11634,18 +12285,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c5hh97embgkvp1zh2yvwdfh78",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:21:22.888Z",
+         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "updated": "2026-11-26T04:21:22.888Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11654,12 +12305,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.060Z",
+         *       "created": "2026-11-26T04:21:22.889Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         RefundCreatedEvent: {
@@ -11704,18 +12356,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c5hh9kgx52em861yy8k6ka9et",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.065Z",
+         *         "created": "2026-11-26T04:21:22.888Z",
+         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "updated": "2026-11-26T04:21:22.891Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11723,13 +12375,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:21:22.888Z",
+         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "updated": "2026-11-26T04:21:22.888Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11737,12 +12389,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.069Z",
+         *       "created": "2026-11-26T04:21:22.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         RefundUpdatedEvent: {
@@ -11787,18 +12440,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c5hhdaky6sqzz2hdvgjn99e8w",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *       "aggregate_id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
          *       "data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.238Z",
+         *         "created": "2026-11-26T04:21:22.916Z",
+         *         "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
+         *         "updated": "2026-11-26T04:21:22.919Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11806,13 +12459,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.214Z",
+         *         "created": "2026-11-26T04:21:22.916Z",
+         *         "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
+         *         "updated": "2026-11-26T04:21:22.916Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11820,12 +12473,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6r67qgxnynm7q9k4gadj1er",
+         *       "correlation_id": "req_prod_06h1c5hhc9ysmxb0fnx38ng2h0c0g",
+         *       "request_id": "req_prod_06h1c5hhc9ysmxb0fnx38ng2h0c0g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.255Z",
+         *       "created": "2026-11-26T04:21:22.922Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
          *     }
          */
         RefundFailedEvent: {
@@ -11847,6 +12501,712 @@ export type components = {
             data: components["schemas"]["Refund"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["Refund"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5h9fcq646r0t57q4r500za8y",
+         *       "type": "api_token.created",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *       "data": {
+         *         "id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *         "kind": "secret",
+         *         "name": "catalogue",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:21:20.887Z",
+         *         "display": "st_prod_…v20a",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5h9dzhqw447fts8pae1t6mw0",
+         *       "request_id": "req_prod_06h1c5h9dzhqw447fts8pae1t6mw0",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:21:20.892Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c5h7ryqb8htgkxa1w5pbn6a52"
+         *     }
+         */
+        ApiTokenCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hb2955kp663hykgdwhx76gj",
+         *       "type": "api_token.revoked",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *       "data": {
+         *         "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "revoked",
+         *         "created": "2026-11-26T04:21:21.163Z",
+         *         "display": "pt_prod_…yn7y",
+         *         "revoked_at": "2026-11-26T04:21:21.297Z",
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:21:21.163Z",
+         *         "display": "pt_prod_…yn7y",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5haysw95da827r4np03sy8b0",
+         *       "request_id": "req_prod_06h1c5haysw95da827r4np03sy8b0",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:21:21.298Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c5h7ryqb8htgkxa1w5pbn6a52"
+         *     }
+         */
+        ApiTokenRevokedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hcmp9t4kvt98r4v1xe5tjn2",
+         *       "type": "webhook_endpoint.created",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.685Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hcfw08e5yvr3jpa6gw2s9mc",
+         *       "request_id": "req_prod_06h1c5hcfw08e5yvr3jpa6gw2s9mc",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:21:21.701Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hcrm2bwww28kpg7tezj5gty",
+         *       "type": "webhook_endpoint.updated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.730Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.685Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hcqsf964rgx08qmwdqaz9gm",
+         *       "request_id": "req_prod_06h1c5hcqsf964rgx08qmwdqaz9gm",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:21:21.734Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hdd77feehesa0say0hxymer",
+         *       "type": "webhook_endpoint.deleted",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "deleted": true,
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:21:21.896Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.862Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hdcsxhjex9fzmgpaj1phxaa",
+         *       "request_id": "req_prod_06h1c5hdcsxhjex9fzmgpaj1phxaa",
+         *       "version": 1,
+         *       "sequence": 6,
+         *       "created": "2026-11-26T04:21:21.897Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hcz4xfp6n4g3wr9v7n299mr",
+         *       "type": "webhook_endpoint.disabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:21:21.783Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.730Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hcyj1skeqnya0yftkk3atsm",
+         *       "request_id": "req_prod_06h1c5hcyj1skeqnya0yftkk3atsm",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:21:21.785Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointDisabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hd62ps0qsddgeysnqtq3h34",
+         *       "type": "webhook_endpoint.enabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.839Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:21:21.783Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hd5km97a0t6jh0xgk27a1by",
+         *       "request_id": "req_prod_06h1c5hd5km97a0t6jh0xgk27a1by",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:21:21.840Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointEnabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5hdamdc4vdpben1pbhqy3qrr",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.862Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:21:21.839Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c5hd8qsk411v9h3ce91kkex0y",
+         *       "request_id": "req_prod_06h1c5hd8qsk411v9h3ce91kkex0y",
+         *       "version": 1,
+         *       "sequence": 5,
+         *       "created": "2026-11-26T04:21:21.877Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *     }
+         */
+        WebhookEndpointSecretRotatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -12155,40 +13515,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        WebhookEndpoint: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedWebhookEndpoint: {
             id: string;
             /** @constant */
@@ -12316,26 +13642,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c5hfvcp35m36n29xpcz5183vj",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:21:22.520Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -12393,22 +13719,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c5hg87tapv2paq3r9jxb2pwcr",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *           "id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:38.623Z",
+         *           "created": "2026-11-26T04:21:22.623Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "payment_intent": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -12445,22 +13771,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c5hh9rtfqpe9gygx5c2hcxve0",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:21:22.520Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -12501,32 +13827,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c5hm6db5cxcbs10ypzd39ezq0",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795655262,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:21:23.629Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:21:23.629Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:21:23.629Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12631,22 +13957,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c5hmj0fpt9z2x0nx4t7gdd1gt",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:21:23.708Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:21:23.727Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -12655,10 +13981,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:21:23.708Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12675,7 +14001,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.209Z",
+         *           "updated": "2026-11-26T04:21:23.708Z",
          *           "metadata": {}
          *         }
          *       }
@@ -12710,23 +14036,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c5hmm6yjv00dm8hff52t7fcq8",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795655262,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:21:23.708Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.288Z",
+         *           "updated": "2026-11-26T04:21:23.744Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -12735,10 +14061,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:21:23.708Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12755,7 +14081,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:21:23.727Z",
          *           "deleted": null
          *         }
          *       }
@@ -12848,32 +14174,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c5hmdms2r6dxv278dd6t5t9a0",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:21:23.629Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.181Z",
+         *           "updated": "2026-11-26T04:21:23.691Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *           "customer": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:21:23.629Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12881,17 +14207,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T01:07:42.181Z",
+         *           "completed_at": "2026-11-26T04:21:23.691Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *           "payment_intent": "pi_prod_06h1c5hmb8pynd7gn2fx073x734d2",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:21:23.629Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -12930,32 +14256,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c5hn0401fg36nmww6fdmcecag",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795741662,
+         *       "created": 1795753283,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T01:07:42.359Z",
+         *           "created": "2026-11-26T04:21:23.761Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T01:07:42.359Z",
+         *           "updated": "2026-11-27T04:21:23.761Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T01:07:42.359Z",
-         *           "expires_at": "2026-11-27T01:07:42.359Z",
+         *           "expired_at": "2026-11-27T04:21:23.761Z",
+         *           "expires_at": "2026-11-27T04:21:23.761Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12973,7 +14299,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.359Z",
+         *           "updated": "2026-11-26T04:21:23.761Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13008,22 +14334,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c5hfsy0mdcg52wtcrt2amz7gc",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:21:22.509Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.360Z",
+         *           "updated": "2026-11-26T04:21:22.509Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13100,22 +14426,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c5hfthgvd18bv89pd60rpveq6",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:21:22.509Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:21:22.513Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13128,7 +14454,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.360Z"
+         *           "updated": "2026-11-26T04:21:22.509Z"
          *         }
          *       }
          *     }
@@ -13162,22 +14488,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c5hgk25ve3fnnyeftfa2ppf1y",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *           "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T01:07:38.808Z",
+         *           "created": "2026-11-26T04:21:22.690Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.823Z",
+         *           "updated": "2026-11-26T04:21:22.711Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13190,7 +14516,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.808Z"
+         *           "updated": "2026-11-26T04:21:22.690Z"
          *         }
          *       }
          *     }
@@ -13224,22 +14550,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c5hgwcsbhkz3tqd5h47ddgdzy",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795655259,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:21:22.775Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:21:22.783Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13252,7 +14578,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:39.202Z",
+         *           "updated": "2026-11-26T04:21:22.777Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -13287,22 +14613,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c5hfvmq5nr4qsvng2ye3fnm0e",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:21:22.509Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.454Z",
+         *           "updated": "2026-11-26T04:21:22.524Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13315,7 +14641,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:21:22.513Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13350,26 +14676,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c5hgzef9fn0t4cqettjhgzdnt",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795655259,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:21:22.775Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.841Z",
+         *           "updated": "2026-11-26T04:21:22.810Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T01:07:39.841Z",
+         *           "canceled_at": "2026-11-26T04:21:22.810Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -13378,7 +14704,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:21:22.783Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -13414,22 +14740,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c5hg96a05yknaw7bqyz62kz76",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T01:07:38.564Z",
+         *           "created": "2026-11-26T04:21:22.610Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.667Z",
+         *           "updated": "2026-11-26T04:21:22.632Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13442,7 +14768,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.578Z",
+         *           "updated": "2026-11-26T04:21:22.617Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -13478,22 +14804,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c5hgqw8tdmb5fv15p8bafqf26",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *           "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T01:07:38.893Z",
+         *           "created": "2026-11-26T04:21:22.734Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.965Z",
+         *           "updated": "2026-11-26T04:21:22.750Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13506,7 +14832,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.929Z",
+         *           "updated": "2026-11-26T04:21:22.740Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13541,37 +14867,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c5hkmhp0vghpk6evh73rf80nt",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "created": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:21:23.476Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *           "current_period_end": "2026-12-26T04:21:23.476Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:21:23.476Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -13653,28 +14979,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c5hkrnb47ek7whrsvtcgkre0c",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "created": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:21:23.522Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -13682,14 +15008,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *           "current_period_end": "2026-12-26T04:21:23.476Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:21:23.476Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T04:21:23.476Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13724,44 +15050,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c5hkvk5n9wv6k4e29tz8pe1ey",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "created": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:21:23.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T01:07:41.944Z",
+         *           "paused_at": "2026-11-26T04:21:23.546Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *           "current_period_end": "2026-12-26T04:21:23.476Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:21:23.476Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "updated": "2026-11-26T04:21:23.522Z",
          *           "paused_at": null
          *         }
          *       }
@@ -13796,28 +15122,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c5hkycyjdy67zx2w6c1e3t6bg",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "created": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:21:23.567Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -13825,16 +15151,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *           "current_period_end": "2026-12-26T04:21:23.476Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:21:23.476Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T01:07:41.944Z",
-         *           "paused_at": "2026-11-26T01:07:41.944Z"
+         *           "updated": "2026-11-26T04:21:23.546Z",
+         *           "paused_at": "2026-11-26T04:21:23.546Z"
          *         }
          *       }
          *     }
@@ -13868,44 +15194,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c5hm1tqa288hahyyf3ev16tfa",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795655262,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:42.009Z",
+         *           "created": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:21:23.593Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancelled_at": "2026-11-26T04:21:23.593Z",
+         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
+         *           "current_period_end": "2026-12-26T04:21:23.476Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:21:23.476Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "updated": "2026-11-26T04:21:23.567Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -13940,37 +15266,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c5hn24kj4dz97ak414m3510va",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796000862,
+         *       "created": 1796012483,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c5hm3xfhd6yf1zscv07h4yyd2",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T01:07:42.036Z",
-         *           "updated": "2026-11-26T01:07:42.036Z",
+         *           "created": "2026-11-26T04:21:23.612Z",
+         *           "updated": "2026-11-26T04:21:23.612Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T01:07:42.036Z",
+         *           "trial_end": "2026-12-03T04:21:23.612Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T01:07:42.036Z",
+         *           "current_period_end": "2026-12-03T04:21:23.612Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:42.036Z",
+         *           "current_period_start": "2026-11-26T04:21:23.612Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14005,19 +15331,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c5hhfw2pmdvmahcyz65b6vyra",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14026,11 +15352,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:21:22.937Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:21:22.937Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14134,19 +15460,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c5hhnasapw5px0ybc5cx8rzd8",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14155,11 +15481,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:21:22.937Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:21:22.981Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14167,7 +15493,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:21:22.981Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14181,7 +15507,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:21:22.937Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -14216,19 +15542,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c5hhvy7nq0trnjqf04cr9b8b4",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795655260,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14237,11 +15563,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:21:22.937Z",
+         *           "paid_at": "2026-11-26T04:21:23.035Z",
+         *           "updated": "2026-11-26T04:21:23.035Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14249,12 +15575,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:21:22.981Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14264,7 +15590,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:21:22.981Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14300,19 +15626,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c5hhws1hsy5qmbvw2w8w4bvc8",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795655260,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14321,11 +15647,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:21:22.937Z",
+         *           "paid_at": "2026-11-26T04:21:23.035Z",
+         *           "updated": "2026-11-26T04:21:23.035Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14333,12 +15659,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:21:22.981Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14348,7 +15674,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:21:22.981Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14384,19 +15710,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c5hjfx71afxw0p1fqv3gemv9y",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *           "id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hj90xwtdrffzgchvek3jdcc",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14405,11 +15731,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.957Z",
+         *           "created": "2026-11-26T04:21:23.143Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.067Z",
+         *           "updated": "2026-11-26T04:21:23.159Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14417,12 +15743,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.067Z",
+         *           "finalized_at": "2026-11-26T04:21:23.159Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *           "payment_intent": "pi_prod_06h1c5hjdet379zhd62ct3vbycq3r",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14461,19 +15787,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c5hjqw9djzesra5bgwrjf4hh4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *           "id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hjjehfnyf33v85ncearmztc",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14482,11 +15808,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.307Z",
+         *           "created": "2026-11-26T04:21:23.218Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.345Z",
+         *           "updated": "2026-11-26T04:21:23.237Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14494,12 +15820,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.345Z",
+         *           "finalized_at": "2026-11-26T04:21:23.237Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *           "payment_intent": "pi_prod_06h1c5hjpy6d2x5qqtp3dm8n3br88",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14538,19 +15864,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c5hmvzatbrkxemj2a9f5e66ym",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795741661,
+         *       "created": 1795753283,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *           "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14559,19 +15885,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.737Z",
+         *           "created": "2026-11-26T04:21:23.409Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T01:07:41.716Z",
+         *           "updated": "2026-11-27T04:21:23.394Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
-         *           "due_date": "2026-11-27T01:07:41.716Z",
+         *           "due_date": "2026-11-27T04:21:23.394Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T01:07:41.716Z",
+         *           "overdue_at": "2026-11-27T04:21:23.394Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.764Z",
+         *           "finalized_at": "2026-11-26T04:21:23.447Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14584,7 +15910,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.764Z",
+         *           "updated": "2026-11-26T04:21:23.447Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -14619,19 +15945,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c5hjx8pqhxwee4a01dkr89220",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *           "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14640,19 +15966,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T01:07:41.422Z",
+         *           "created": "2026-11-26T04:21:23.278Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.472Z",
+         *           "updated": "2026-11-26T04:21:23.302Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T01:07:41.472Z",
+         *           "voided_at": "2026-11-26T04:21:23.302Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.446Z",
+         *           "finalized_at": "2026-11-26T04:21:23.289Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14666,7 +15992,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.446Z",
+         *           "updated": "2026-11-26T04:21:23.289Z",
          *           "voided_at": null
          *         }
          *       }
@@ -14701,19 +16027,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c5hk5yheqpw9ccw80m471xcfw",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *           "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14722,11 +16048,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T01:07:41.497Z",
+         *           "created": "2026-11-26T04:21:23.344Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.605Z",
+         *           "updated": "2026-11-26T04:21:23.374Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14734,7 +16060,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.552Z",
+         *           "finalized_at": "2026-11-26T04:21:23.358Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14744,11 +16070,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:21:23.374Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.552Z",
+         *           "updated": "2026-11-26T04:21:23.358Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -14783,19 +16109,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c5hj73he8ndrrjcr88hdj058e",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795655260,
+         *       "created": 1795666883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
+         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14804,11 +16130,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:21:22.937Z",
+         *           "paid_at": "2026-11-26T04:21:23.035Z",
+         *           "updated": "2026-11-26T04:21:23.035Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14816,12 +16142,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:21:22.981Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14860,19 +16186,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c5hn35pfz3qdrkeknyts80zdw",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796000862,
+         *       "created": 1796012483,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *           "id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "il_prod_06h1c5hn30rh8c7e1anabtp9fgp7a",
+         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -14881,20 +16207,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T01:07:42.036Z",
+         *           "created": "2026-11-30T04:21:23.612Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:07:42.036Z",
+         *           "updated": "2026-11-30T04:21:23.612Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "description": "Subscription sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "subscription": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -14937,20 +16263,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c5hemptck78spdfctg21cnpf6",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.014Z",
+         *           "created": "2026-11-26T04:21:22.208Z",
+         *           "updated": "2026-11-26T04:21:22.208Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -15012,27 +16338,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c5hepyh1b3k2jedvy7xt95bhm",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.090Z",
+         *           "created": "2026-11-26T04:21:22.208Z",
+         *           "updated": "2026-11-26T04:21:22.229Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T01:07:38.014Z"
+         *           "updated": "2026-11-26T04:21:22.208Z"
          *         }
          *       }
          *     }
@@ -15066,27 +16392,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c5hf2hsay2xfh0r840zm09g88",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *           "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.128Z",
+         *           "created": "2026-11-26T04:21:22.266Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:38.167Z",
+         *           "updated": "2026-11-26T04:21:22.323Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:38.128Z",
+         *           "updated": "2026-11-26T04:21:22.266Z",
          *           "deleted": null
          *         }
          *       }
@@ -15147,24 +16473,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c5hf5dmt69a39arjfmrz6n6r2",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:21:22.343Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:21:22.123Z",
+         *             "updated": "2026-11-26T04:21:22.343Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15177,7 +16503,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false
          *         }
          *       }
@@ -15230,24 +16556,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c5hfd9wsmdxyttbd680hfgs1g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:21:22.387Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:21:22.146Z",
+         *             "updated": "2026-11-26T04:21:22.387Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15260,18 +16586,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:21:22.343Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:21:22.123Z",
+         *             "updated": "2026-11-26T04:21:22.343Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15316,24 +16642,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c5hfnqz1k7j2n8m31yxt9yeg8",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:21:22.387Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:21:22.146Z",
+         *             "updated": "2026-11-26T04:21:22.387Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15347,7 +16673,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -15404,20 +16730,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c5he9m3r2amdsjr1701phamy0",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.666Z",
+         *           "created": "2026-11-26T04:21:22.123Z",
+         *           "updated": "2026-11-26T04:21:22.123Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15499,20 +16825,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c5hee0mknkxeesn681kp1fkzw",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.816Z",
+         *           "created": "2026-11-26T04:21:22.123Z",
+         *           "updated": "2026-11-26T04:21:22.159Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15526,7 +16852,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T01:07:37.666Z"
+         *           "updated": "2026-11-26T04:21:22.123Z"
          *         }
          *       }
          *     }
@@ -15560,21 +16886,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c5hehgpyc0wgfn40k1narvhjy",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *           "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.913Z",
+         *           "created": "2026-11-26T04:21:22.176Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.977Z",
+         *           "updated": "2026-11-26T04:21:22.187Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15588,7 +16914,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T01:07:37.913Z",
+         *           "updated": "2026-11-26T04:21:22.176Z",
          *           "deleted": null
          *         }
          *       }
@@ -15662,21 +16988,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c5hdtz9ry03pjkr58h6yzxa9c",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "created": "2026-11-26T04:21:22.001Z",
+         *           "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *           "updated": "2026-11-26T04:21:22.001Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15753,21 +17079,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c5he1vk35vkna0j2xssn2w04y",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.349Z",
+         *           "created": "2026-11-26T04:21:22.001Z",
+         *           "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *           "updated": "2026-11-26T04:21:22.058Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15779,7 +17105,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "updated": "2026-11-26T04:21:22.001Z",
          *           "nickname": null
          *         }
          *       }
@@ -15814,22 +17140,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c5he6bnj4y1zdh66m1jakqmkg",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *           "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.414Z",
+         *           "created": "2026-11-26T04:21:22.085Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *           "updated": "2026-11-26T01:07:37.485Z",
+         *           "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *           "updated": "2026-11-26T04:21:22.097Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15838,7 +17164,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.414Z",
+         *           "updated": "2026-11-26T04:21:22.085Z",
          *           "deleted": null
          *         }
          *       }
@@ -15908,20 +17234,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c5hdg1wrkb7m9j1ssb58d5g34",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795655256,
+         *       "created": 1795666881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "created": "2026-11-26T04:21:21.915Z",
+         *           "updated": "2026-11-26T04:21:21.915Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -15982,26 +17308,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c5hdmtggxeq6qrckppdwqgpke",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795655256,
+         *       "created": 1795666881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.818Z",
+         *           "created": "2026-11-26T04:21:21.915Z",
+         *           "updated": "2026-11-26T04:21:21.957Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T04:21:21.915Z",
          *           "description": null
          *         }
          *       }
@@ -16036,27 +17362,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c5he865fg0jh10e597krjc6he",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:37.062Z",
+         *           "created": "2026-11-26T04:21:21.971Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.600Z",
+         *           "updated": "2026-11-26T04:21:22.111Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.062Z",
+         *           "updated": "2026-11-26T04:21:21.971Z",
          *           "deleted": null
          *         }
          *       }
@@ -16116,21 +17442,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c5hh97embgkvp1zh2yvwdfh78",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.054Z",
+         *           "created": "2026-11-26T04:21:22.888Z",
+         *           "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *           "updated": "2026-11-26T04:21:22.888Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16197,21 +17523,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c5hh9kgx52em861yy8k6ka9et",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.065Z",
+         *           "created": "2026-11-26T04:21:22.888Z",
+         *           "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *           "updated": "2026-11-26T04:21:22.891Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16220,7 +17546,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.054Z"
+         *           "updated": "2026-11-26T04:21:22.888Z"
          *         }
          *       }
          *     }
@@ -16254,21 +17580,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c5hhdaky6sqzz2hdvgjn99e8w",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *           "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:40.214Z",
-         *           "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *           "updated": "2026-11-26T01:07:40.238Z",
+         *           "created": "2026-11-26T04:21:22.916Z",
+         *           "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
+         *           "updated": "2026-11-26T04:21:22.919Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16277,7 +17603,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.214Z",
+         *           "updated": "2026-11-26T04:21:22.916Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -16309,32 +17635,572 @@ export type components = {
                 previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
+        /**
+         * @description The webhook body of `api_token.created`.
+         * @example {
+         *       "id": "evt_prod_06h1c5h9fcq646r0t57q4r500za8y",
+         *       "object": "event",
+         *       "type": "api_token.created",
+         *       "sequence": 1,
+         *       "created": 1795666880,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *           "kind": "secret",
+         *           "name": "catalogue",
+         *           "object": "api_token",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:21:20.887Z",
+         *           "display": "st_prod_…v20a",
+         *           "revoked_at": null,
+         *           "last_used_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ApiTokenPreviousAttributes: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id?: string;
+            /** @constant */
+            object?: "api_token";
+            name?: string;
+            /** @enum {string} */
+            kind?: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display?: string;
+            /** @enum {string} */
+            status?: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            last_used_at?: string | null;
+            revoked_at?: string | null;
+        };
+        /**
+         * @description The webhook body of `api_token.revoked`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hb2955kp663hykgdwhx76gj",
+         *       "object": "event",
+         *       "type": "api_token.revoked",
+         *       "sequence": 2,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *           "kind": "publishable",
+         *           "name": "spare",
+         *           "object": "api_token",
+         *           "status": "revoked",
+         *           "created": "2026-11-26T04:21:21.163Z",
+         *           "display": "pt_prod_…yn7y",
+         *           "revoked_at": "2026-11-26T04:21:21.297Z",
+         *           "last_used_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "revoked_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenRevokedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.created`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hcmp9t4kvt98r4v1xe5tjn2",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.created",
+         *       "sequence": 1,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.685Z",
+         *           "livemode": false,
+         *           "description": null,
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hcrm2bwww28kpg7tezj5gty",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.updated",
+         *       "sequence": 2,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.730Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T04:21:21.685Z",
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hdd77feehesa0say0hxymer",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.deleted",
+         *       "sequence": 6,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "deleted": true,
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:21:21.896Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.862Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpointDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointDeletedPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.disabled`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hcz4xfp6n4g3wr9v7n299mr",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.disabled",
+         *       "sequence": 3,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:21:21.783Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.730Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDisabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.enabled`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hd62ps0qsddgeysnqtq3h34",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.enabled",
+         *       "sequence": 4,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.839Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:21:21.783Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointEnabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.secret_rotated`.
+         * @example {
+         *       "id": "evt_prod_06h1c5hdamdc4vdpben1pbhqy3qrr",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "sequence": 5,
+         *       "created": 1795666881,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:21:21.862Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T04:21:21.839Z",
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointSecretRotatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
         ApiTokenList: {
             items: components["schemas"]["ApiToken"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
-            id: string;
-            /** @constant */
-            object: "api_token";
-            name: string;
-            /** @enum {string} */
-            kind: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display: string;
-            /** @enum {string} */
-            status: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            last_used_at: string | null;
-            revoked_at: string | null;
         };
         ApiTokenWithSecret: {
             /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
@@ -31040,6 +32906,350 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RefundFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenRevokedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointEnabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointEnabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointSecretRotatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
             };
         };
         responses: {
