@@ -30,6 +30,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   refund: 0.5,
   api_token: 0.02,
   webhook_endpoint: 0.02,
+  user: 0.02,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -47,6 +48,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   refund: "re_",
   api_token: "key_",
   webhook_endpoint: "whe_",
+  user: "user_",
 };
 
 export type LoadOptions = {

@@ -6,7 +6,14 @@ import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
 import { currentSessionVersion, revokeSessions } from "./revocation";
 import { safeRedirectPath } from "./safe-redirect";
 import { currentToken, sessionOptions } from "./session-options";
+import { emitUserEvent, userIdByEmail } from "./audit";
 import { findOrCreateOAuthUser, verifyCredentials } from "./users";
+
+/** One header of next-auth's request (a plain record). */
+function headerOf(headers: Record<string, unknown> | undefined, name: string): string | null {
+  const value = headers?.[name];
+  return typeof value === "string" ? value.slice(0, 512) : null;
+}
 
 export { authSecret, SESSION_MAX_AGE_SECONDS } from "./session-options";
 
@@ -26,8 +33,14 @@ export function authOptions(): NextAuthOptions {
           // Throttled per email and per address; next-auth shows the message on the sign-in page.
           const throttled = await limitSignIn(addressOf(request.headers), credentials.email);
           if (throttled) throw new Error(throttledMessage(throttled));
+          const source = { clientAddress: addressOf(request.headers), userAgent: headerOf(request.headers, "user-agent") };
           const user = await verifyCredentials(credentials.email, credentials.password);
-          if (!user) return null;
+          if (!user) {
+            const known = await userIdByEmail(credentials.email);
+            if (known) await emitUserEvent("user.sign_in_failed", known, source);
+            return null;
+          }
+          await emitUserEvent("user.signed_in", user.id, source);
           const sessionVersion = (await currentSessionVersion(user.id)) ?? 0;
           return { id: user.id, email: user.email, name: user.name, organizationId: user.organizationId, sessionVersion };
         },
@@ -37,7 +50,15 @@ export function authOptions(): NextAuthOptions {
     events: {
       // Signing out ends the session on the server too: the JWT stops working everywhere at once.
       async signOut({ token }) {
-        if (token?.userId) await revokeSessions(token.userId);
+        if (!token?.userId) return;
+        await revokeSessions(token.userId);
+        await emitUserEvent("user.signed_out", token.userId, { clientAddress: null, userAgent: null });
+      },
+      // Credentials sign-ins are recorded in authorize (with the request's address); OAuth ones here.
+      async signIn({ user, account }) {
+        if (account?.provider === "credentials" || !user.email) return;
+        const known = await userIdByEmail(user.email);
+        if (known) await emitUserEvent("user.signed_in", known, { clientAddress: null, userAgent: null });
       },
     },
     callbacks: {

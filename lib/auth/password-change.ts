@@ -4,6 +4,9 @@ import { z } from "zod";
 import { getDb } from "@/db/client";
 import { users } from "@/db/schema";
 import { validationFailed } from "@/lib/errors";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { one } from "@/lib/rows";
+import { emitUserEvent, type AuditSource } from "./audit";
 import { SESSION_MAX_AGE_SECONDS, authSecret } from "./session-options";
 import { hashPassword, verifyPassword } from "./passwords";
 import { SignUpInput } from "./users";
@@ -19,7 +22,11 @@ export const ChangePasswordInput = z.strictObject({
  * session of the user at once (the session version moves on, lib/auth/revocation.ts). Returns the
  * new session version, under which the caller re-issues the session that asked (reissueSession).
  */
-export async function changePassword(userId: string, input: z.input<typeof ChangePasswordInput>): Promise<number> {
+export async function changePassword(
+  userId: string,
+  input: z.input<typeof ChangePasswordInput>,
+  source: AuditSource = { clientAddress: null, userAgent: null },
+): Promise<number> {
   const parsed = ChangePasswordInput.safeParse(input);
   if (!parsed.success) {
     throw validationFailed(parsed.error.issues.map((issue) => ({ field: issue.path.join("."), message: issue.message })));
@@ -32,12 +39,17 @@ export async function changePassword(userId: string, input: z.input<typeof Chang
     throw validationFailed([{ field: "currentPassword", message: "This is not your current password." }]);
   }
   const passwordHash = await hashPassword(newPassword);
-  const [row] = await db
-    .update(users)
-    .set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` })
-    .where(eq(users.id, userId))
-    .returning({ sessionVersion: users.sessionVersion });
-  return row!.sessionVersion;
+  return withChangeTransaction(async (tx) => {
+    const row = one(
+      await tx
+        .update(users)
+        .set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` })
+        .where(eq(users.id, userId))
+        .returning({ sessionVersion: users.sessionVersion }),
+    );
+    await emitUserEvent("user.password_changed", userId, source, tx);
+    return row.sessionVersion;
+  });
 }
 
 /** next-auth's session cookie: `__Secure-` prefixed when the site is served over HTTPS. */

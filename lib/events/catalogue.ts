@@ -82,6 +82,11 @@ export const EVENT_CATALOGUE = [
       "webhook_endpoint.secret_rotated",
     ],
   },
+  {
+    group: "User",
+    aggregateType: "user",
+    types: ["user.signed_in", "user.sign_in_failed", "user.signed_out", "user.password_changed"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -155,6 +160,12 @@ export const EVENT_DESCRIPTIONS = {
   "webhook_endpoint.enabled": "A disabled webhook endpoint was enabled again.",
   "webhook_endpoint.secret_rotated":
     "A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs.",
+  "user.signed_in":
+    "A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`.",
+  "user.sign_in_failed":
+    "A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing.",
+  "user.signed_out": "A user signed out; every session of the user ended.",
+  "user.password_changed": "A user changed their password (never in the event, nor its hash); every other session of the user ended.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

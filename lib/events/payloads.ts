@@ -10,6 +10,7 @@ import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
 import { ApiToken } from "@/lib/api-tokens/schema";
+import { AuditUser } from "@/lib/auth/schema";
 import { WebhookEndpoint } from "@/lib/webhooks/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
 import EXAMPLES from "./examples.json" with { type: "json" };
@@ -34,6 +35,7 @@ export const AGGREGATE_SCHEMAS = {
   refund: Refund,
   api_token: ApiToken,
   webhook_endpoint: WebhookEndpoint,
+  user: AuditUser,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -19,6 +19,7 @@ const KIND: Record<AggregateType, IdKind> = {
   refund: "refund",
   api_token: "apiToken",
   webhook_endpoint: "webhookEndpoint",
+  user: "user",
 };
 
 /**

@@ -1,9 +1,12 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
 import { api, type Client, type Json, type AccountPath } from "../helpers/api";
+import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";
+import { authUrl, signInWithPassword } from "../helpers/sign-in";
+import { PASSWORD } from "../helpers/team";
 import { PROJECT_ROOT } from "../helpers/server";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -21,6 +24,20 @@ async function ok(response: Promise<{ status: number; body: Json; text: string }
   const settled = await response;
   expect([200, 201], settled.text).toContain(settled.status);
   return settled.body;
+}
+
+/** next-auth's sign-out, as the dashboard's button posts it. */
+async function signOut(base: string, cookie: string): Promise<void> {
+  const csrf = await fetch(authUrl(base, "/csrf"), { headers: { Cookie: cookie } });
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookies = [cookie, ...csrf.headers.getSetCookie().map((c) => c.split(";")[0]!)].join("; ");
+  const out = await fetch(authUrl(base, "/signout"), {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookies },
+    body: new URLSearchParams({ csrfToken, json: "true" }),
+  });
+  expect(out.status).toBeLessThan(400);
 }
 
 async function advance(ms: number): Promise<void> {
@@ -46,6 +63,12 @@ beforeAll(async () => {
   await post(`/webhook-endpoints/${hook.id}`, { enabled: true });
   await post(`/webhook-endpoints/${hook.id}/rotate-secret`, {});
   await del(`/webhook-endpoints/${hook.id}`);
+  // The user: signed in above; a wrong password, a password change, a sign-out.
+  const base = inject("apiBaseUrl");
+  await expect(signInWithPassword(base, user.user.email, "not the password at all")).rejects.toThrow(/sign-in failed/);
+  const changed = await callAction(base, `/accounts/${account}/settings`, "changePasswordAction", { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` }, user.cookie);
+  expect(changed.result).toMatchObject({ ok: true });
+  await signOut(base, changed.renewed ?? user.cookie);
 
   // Catalogue: product, price, coupon — created, updated, deleted.
   const product = await post("/products", { name: "Pro" });
@@ -282,7 +305,19 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expectAudit(event, "api_key");
   },
   "webhook_endpoint.secret_rotated": (_data, event) => expectAudit(event, "api_key"),
+  "user.signed_in": (data, event) => expectUserEvent(data, event),
+  "user.sign_in_failed": (data, event) => expectUserEvent(data, event),
+  "user.signed_out": (data, event) => expectUserEvent(data, event, false),
+  "user.password_changed": (data, event) => expectUserEvent(data, event),
 };
+
+/** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */
+function expectUserEvent(data: Json, event: Json, fromRequest = true): void {
+  expect(data).toEqual({ id: expect.stringMatching(/^user_/), object: "user", email: expect.stringContaining("@"), name: "Test User", role: "owner" });
+  expect([event.actor_type, event.actor_id]).toEqual(["user", data.id]);
+  if (fromRequest) expect(event.metadata.client_address).toEqual(expect.any(String));
+  expect(JSON.stringify(event)).not.toMatch(/password_hash|scrypt\$|correct horse/);
+}
 
 /** An audit event: its actor, the request's address and user agent, its request, and no secret anywhere. */
 function expectAudit(event: Json, actorType: "user" | "api_key"): void {
@@ -294,12 +329,12 @@ function expectAudit(event: Json, actorType: "user" | "api_key"): void {
 }
 
 /** The types of the access audit trail, beside the spec's 51 (lib/events/catalogue.ts). */
-const AUDIT_TYPES = EVENT_TYPES.filter((type) => /^(api_token|webhook_endpoint)\./.test(type));
+const AUDIT_TYPES = EVENT_TYPES.filter((type) => /^(api_token|webhook_endpoint|user)\./.test(type));
 
 describe("the event catalogue, produced by real flows", () => {
   it("covers exactly the spec's 51 types and the access audit types", () => {
     expect(EVENT_TYPES).toHaveLength(51 + AUDIT_TYPES.length);
-    expect(AUDIT_TYPES).toHaveLength(8);
+    expect(AUDIT_TYPES).toHaveLength(12);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 

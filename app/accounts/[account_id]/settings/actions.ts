@@ -22,13 +22,15 @@ export async function changePasswordAction(input: { currentPassword: string; new
   // The session check includes the server-side revocation (lib/auth/options.ts, jwt callback).
   const session = await getServerSession(sessionOptions());
   if (!session?.user?.id) return { ok: false, message: "Your session has ended. Sign in again.", errors: [] };
-  const throttled = await limitSignIn(addressOf(Object.fromEntries(await headers())), session.user.email);
+  const requestHeaders = Object.fromEntries(await headers());
+  const throttled = await limitSignIn(addressOf(requestHeaders), session.user.email);
   if (throttled) return { ok: false, message: throttledMessage(throttled), errors: [] };
   try {
-    const sessionVersion = await changePassword(session.user.id, {
-      currentPassword: String(input?.currentPassword ?? ""),
-      newPassword: String(input?.newPassword ?? ""),
-    });
+    const sessionVersion = await changePassword(
+      session.user.id,
+      { currentPassword: String(input?.currentPassword ?? ""), newPassword: String(input?.newPassword ?? "") },
+      { clientAddress: addressOf(requestHeaders), userAgent: requestHeaders["user-agent"] ?? null },
+    );
     return { ok: true, signedIn: await reissueSession(await cookies(), session.user.id, sessionVersion) };
   } catch (error) {
     if (error instanceof ServiceError) {

@@ -3664,6 +3664,86 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "user.signed_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_in
+         * @description A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedInWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.sign_in_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.sign_in_failed
+         * @description A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignInFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.signed_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_out
+         * @description A user signed out; every session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedOutWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.password_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.password_changed
+         * @description A user changed their password (never in the event, nor its hash); every other session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userPasswordChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -3674,9 +3754,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -4109,7 +4189,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4131,7 +4211,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -6903,6 +6983,182 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -7589,35 +7845,46 @@ export type components = {
             /** @constant */
             deleted: true;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"];
+        /** @description A dashboard user of the account's organization. */
+        AuditUser: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id: string;
+            /** @constant */
+            object: "user";
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfvcp35m36n29xpcz5183vj",
+         *       "id": "evt_prod_06h1c6h3w51aaefatxqp5dzetk350",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *       "aggregate_id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *       "data": {
-         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:21:22.520Z",
+         *         "created": "2026-11-26T04:25:41.599Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
-         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.523Z",
+         *       "created": "2026-11-26T04:25:41.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7662,32 +7929,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hg87tapv2paq3r9jxb2pwcr",
+         *       "id": "evt_prod_06h1c6h403qvepx27zjfypv1b7vxr",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
+         *       "aggregate_id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
          *       "data": {
-         *         "id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
+         *         "id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:21:22.623Z",
+         *         "created": "2026-11-26T04:25:41.630Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *         "payment_intent": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
-         *       "request_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
+         *       "correlation_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.625Z",
+         *       "created": "2026-11-26T04:25:41.632Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentFailedEvent: {
@@ -7732,44 +7999,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hh9rtfqpe9gygx5c2hcxve0",
+         *       "id": "evt_prod_06h1c6h4e7jhen2xc2em1ge3jy28m",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *       "aggregate_id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *       "data": {
-         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:21:22.520Z",
+         *         "created": "2026-11-26T04:25:41.599Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:21:22.520Z",
+         *         "created": "2026-11-26T04:25:41.599Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
-         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.894Z",
+         *       "created": "2026-11-26T04:25:41.745Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7814,29 +8081,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hm6db5cxcbs10ypzd39ezq0",
+         *       "id": "evt_prod_06h1c6h6jgz6qdw5pdx9n919mfpac",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *       "aggregate_id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *       "data": {
-         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.629Z",
+         *         "created": "2026-11-26T04:25:42.286Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.629Z",
+         *         "updated": "2026-11-26T04:25:42.286Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.629Z",
+         *         "expires_at": "2026-11-27T04:25:42.286Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7854,13 +8121,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hm5jqsz8pz6ftgwhf6prdxa",
-         *       "request_id": "req_prod_06h1c5hm5jqsz8pz6ftgwhf6prdxa",
+         *       "correlation_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
+         *       "request_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:23.636Z",
+         *       "created": "2026-11-26T04:25:42.293Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7905,19 +8172,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hmj0fpt9z2x0nx4t7gdd1gt",
+         *       "id": "evt_prod_06h1c6h6vv3y2gn1x562d5epbaadc",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *       "aggregate_id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *       "data": {
-         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.708Z",
+         *         "created": "2026-11-26T04:25:42.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.727Z",
+         *         "updated": "2026-11-26T04:25:42.365Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7926,10 +8193,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.708Z",
+         *         "expires_at": "2026-11-27T04:25:42.348Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7946,24 +8213,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.708Z",
+         *         "created": "2026-11-26T04:25:42.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.708Z",
+         *         "updated": "2026-11-26T04:25:42.348Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.708Z",
+         *         "expires_at": "2026-11-27T04:25:42.348Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7980,13 +8247,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmhgdt9bbjy9tx4hmkx6hpj",
-         *       "request_id": "req_prod_06h1c5hmhgdt9bbjy9tx4hmkx6hpj",
+         *       "correlation_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
+         *       "request_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:23.728Z",
+         *       "created": "2026-11-26T04:25:42.366Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -8031,20 +8298,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hmm6yjv00dm8hff52t7fcq8",
+         *       "id": "evt_prod_06h1c6h6xtkn8q15638g7xkpjcz56",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *       "aggregate_id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *       "data": {
-         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.708Z",
+         *         "created": "2026-11-26T04:25:42.348Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.744Z",
+         *         "updated": "2026-11-26T04:25:42.380Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8053,10 +8320,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.708Z",
+         *         "expires_at": "2026-11-27T04:25:42.348Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8073,14 +8340,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.708Z",
+         *         "created": "2026-11-26T04:25:42.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.727Z",
+         *         "updated": "2026-11-26T04:25:42.365Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8089,10 +8356,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.708Z",
+         *         "expires_at": "2026-11-27T04:25:42.348Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8109,13 +8376,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmksdnz5y61w13j5j8tc6vm",
-         *       "request_id": "req_prod_06h1c5hmksdnz5y61w13j5j8tc6vm",
+         *       "correlation_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
+         *       "request_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.745Z",
+         *       "created": "2026-11-26T04:25:42.382Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -8160,29 +8427,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hmdms2r6dxv278dd6t5t9a0",
+         *       "id": "evt_prod_06h1c6h6r00sncs2vdztv9a65w62r",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *       "aggregate_id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *       "data": {
-         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:21:23.629Z",
+         *         "created": "2026-11-26T04:25:42.286Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.691Z",
+         *         "updated": "2026-11-26T04:25:42.335Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj",
+         *         "customer": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.629Z",
+         *         "expires_at": "2026-11-27T04:25:42.286Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8190,33 +8457,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:21:23.691Z",
+         *         "completed_at": "2026-11-26T04:25:42.335Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1c5hmb8pynd7gn2fx073x734d2",
+         *         "payment_intent": "pi_prod_06h1c6h6ph0rxgnr4a98895armpbt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.629Z",
+         *         "created": "2026-11-26T04:25:42.286Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.629Z",
+         *         "updated": "2026-11-26T04:25:42.286Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.629Z",
+         *         "expires_at": "2026-11-27T04:25:42.286Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8233,13 +8500,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hm98bw9h6nwpjtz1enwkekw",
-         *       "request_id": "req_prod_06h1c5hm98bw9h6nwpjtz1enwkekw",
+         *       "correlation_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
+         *       "request_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:23.693Z",
+         *       "created": "2026-11-26T04:25:42.336Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj"
+         *       "actor_id": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8284,29 +8551,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hn0401fg36nmww6fdmcecag",
+         *       "id": "evt_prod_06h1c6h76kjnnqm26m0p9g74c9daj",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *       "aggregate_id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
          *       "data": {
-         *         "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *         "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:21:23.761Z",
+         *         "created": "2026-11-26T04:25:42.392Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:21:23.761Z",
+         *         "updated": "2026-11-27T04:25:42.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:21:23.761Z",
-         *         "expires_at": "2026-11-27T04:21:23.761Z",
+         *         "expired_at": "2026-11-27T04:25:42.392Z",
+         *         "expires_at": "2026-11-27T04:25:42.392Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8323,24 +8590,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
-         *         "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *         "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.761Z",
+         *         "created": "2026-11-26T04:25:42.392Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:23.761Z",
+         *         "updated": "2026-11-26T04:25:42.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:21:23.761Z",
+         *         "expires_at": "2026-11-27T04:25:42.392Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8357,11 +8624,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:21:23.761Z",
+         *       "created": "2026-11-27T04:25:42.392Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8408,19 +8675,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfsy0mdcg52wtcrt2amz7gc",
+         *       "id": "evt_prod_06h1c6h3vfs08cx8h4kyqd3v1xs76",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:21:22.509Z",
+         *         "created": "2026-11-26T04:25:41.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.509Z",
+         *         "updated": "2026-11-26T04:25:41.592Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8433,13 +8700,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
-         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.511Z",
+         *       "created": "2026-11-26T04:25:41.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8484,19 +8751,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfthgvd18bv89pd60rpveq6",
+         *       "id": "evt_prod_06h1c6h3vtk3h936s459t9n4kmqzm",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:21:22.509Z",
+         *         "created": "2026-11-26T04:25:41.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.513Z",
+         *         "updated": "2026-11-26T04:25:41.596Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8508,14 +8775,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:21:22.509Z",
+         *         "created": "2026-11-26T04:25:41.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.509Z",
+         *         "updated": "2026-11-26T04:25:41.592Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8527,13 +8794,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
-         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.516Z",
+         *       "created": "2026-11-26T04:25:41.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8578,19 +8845,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hgk25ve3fnnyeftfa2ppf1y",
+         *       "id": "evt_prod_06h1c6h41zb8mgd42veavanw20gp4",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
+         *       "aggregate_id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
+         *         "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:21:22.690Z",
+         *         "created": "2026-11-26T04:25:41.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.711Z",
+         *         "updated": "2026-11-26T04:25:41.646Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8602,14 +8869,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
+         *         "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:21:22.690Z",
+         *         "created": "2026-11-26T04:25:41.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.690Z",
+         *         "updated": "2026-11-26T04:25:41.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8621,13 +8888,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hgez7g0enhcr9w9y45cceh0",
-         *       "request_id": "req_prod_06h1c5hgez7g0enhcr9w9y45cceh0",
+         *       "correlation_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
+         *       "request_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.712Z",
+         *       "created": "2026-11-26T04:25:41.647Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8672,19 +8939,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hgwcsbhkz3tqd5h47ddgdzy",
+         *       "id": "evt_prod_06h1c6h462ztt1b1n18xeasfj0azg",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *       "aggregate_id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:21:22.775Z",
+         *         "created": "2026-11-26T04:25:41.675Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.783Z",
+         *         "updated": "2026-11-26T04:25:41.680Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8696,14 +8963,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:21:22.775Z",
+         *         "created": "2026-11-26T04:25:41.675Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.777Z",
+         *         "updated": "2026-11-26T04:25:41.677Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8715,13 +8982,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hgtddjq0tb124bj8d7wk1ry",
-         *       "request_id": "req_prod_06h1c5hgtddjq0tb124bj8d7wk1ry",
+         *       "correlation_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
+         *       "request_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:22.787Z",
+         *       "created": "2026-11-26T04:25:41.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8766,19 +9033,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfvmq5nr4qsvng2ye3fnm0e",
+         *       "id": "evt_prod_06h1c6h3wjvqcnvewct4ck56tq7fw",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:21:22.509Z",
+         *         "created": "2026-11-26T04:25:41.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.524Z",
+         *         "updated": "2026-11-26T04:25:41.603Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8790,14 +9057,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:21:22.509Z",
+         *         "created": "2026-11-26T04:25:41.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.513Z",
+         *         "updated": "2026-11-26T04:25:41.596Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8809,13 +9076,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
-         *       "request_id": "req_prod_06h1c5hfs8ahf0wdnr5gjv3nqpb56",
+         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:22.525Z",
+         *       "created": "2026-11-26T04:25:41.604Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8860,23 +9127,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hgzef9fn0t4cqettjhgzdnt",
+         *       "id": "evt_prod_06h1c6h47pf5qh2jcppkhmdbk6npp",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *       "aggregate_id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:21:22.775Z",
+         *         "created": "2026-11-26T04:25:41.675Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.810Z",
+         *         "updated": "2026-11-26T04:25:41.692Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:21:22.810Z",
+         *         "canceled_at": "2026-11-26T04:25:41.692Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8884,14 +9151,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:21:22.775Z",
+         *         "created": "2026-11-26T04:25:41.675Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.783Z",
+         *         "updated": "2026-11-26T04:25:41.680Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8903,13 +9170,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hgywhd2wp1ggq5cgsvq8wgg",
-         *       "request_id": "req_prod_06h1c5hgywhd2wp1ggq5cgsvq8wgg",
+         *       "correlation_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
+         *       "request_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:21:22.811Z",
+         *       "created": "2026-11-26T04:25:41.693Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8954,19 +9221,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hg96a05yknaw7bqyz62kz76",
+         *       "id": "evt_prod_06h1c6h40966tfafe0pt9f2s8vssm",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *       "aggregate_id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *         "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:21:22.610Z",
+         *         "created": "2026-11-26T04:25:41.623Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.632Z",
+         *         "updated": "2026-11-26T04:25:41.633Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8978,14 +9245,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *         "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:21:22.610Z",
+         *         "created": "2026-11-26T04:25:41.623Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.617Z",
+         *         "updated": "2026-11-26T04:25:41.627Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8997,13 +9264,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
-         *       "request_id": "req_prod_06h1c5hg51rhjbhwtyyn06d29bbdr",
+         *       "correlation_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:22.633Z",
+         *       "created": "2026-11-26T04:25:41.634Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -9048,19 +9315,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hgqw8tdmb5fv15p8bafqf26",
+         *       "id": "evt_prod_06h1c6h448achmg4w3rsrdr3w5vry",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
+         *       "aggregate_id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
          *       "data": {
-         *         "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
+         *         "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:21:22.734Z",
+         *         "created": "2026-11-26T04:25:41.656Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.750Z",
+         *         "updated": "2026-11-26T04:25:41.663Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9072,14 +9339,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
+         *         "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:21:22.734Z",
+         *         "created": "2026-11-26T04:25:41.656Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:21:22.740Z",
+         *         "updated": "2026-11-26T04:25:41.659Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9091,13 +9358,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hgnc5ayxv5hv7zjc92bth0w",
-         *       "request_id": "req_prod_06h1c5hgnc5ayxv5hv7zjc92bth0w",
+         *       "correlation_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
+         *       "request_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:22.751Z",
+         *       "created": "2026-11-26T04:25:41.666Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -9142,45 +9409,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hkmhp0vghpk6evh73rf80nt",
+         *       "id": "evt_prod_06h1c6h62tn09wssye5cysy0zv39y",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.476Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.151Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hkjc7f08h570k0vqc5sawa6",
-         *       "request_id": "req_prod_06h1c5hkjc7f08h570k0vqc5sawa6",
+         *       "correlation_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
+         *       "request_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:23.492Z",
+         *       "created": "2026-11-26T04:25:42.166Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -9225,25 +9492,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hkrnb47ek7whrsvtcgkre0c",
+         *       "id": "evt_prod_06h1c6h66hadqj67v80m6cy5sq950",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.522Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.192Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9251,46 +9518,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.476Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.151Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hkqk64bzsnj8vabz5yeb4k6",
-         *       "request_id": "req_prod_06h1c5hkqk64bzsnj8vabz5yeb4k6",
+         *       "correlation_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
+         *       "request_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:23.526Z",
+         *       "created": "2026-11-26T04:25:42.197Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9335,53 +9602,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hkvk5n9wv6k4e29tz8pe1ey",
+         *       "id": "evt_prod_06h1c6h6985s52g2qamnysvfjvdzg",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.546Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.216Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:21:23.546Z",
+         *         "paused_at": "2026-11-26T04:25:42.216Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.522Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.192Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9389,20 +9656,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hktx85hrq3kbqwr8jeqy9mj",
-         *       "request_id": "req_prod_06h1c5hktx85hrq3kbqwr8jeqy9mj",
+         *       "correlation_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
+         *       "request_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.548Z",
+         *       "created": "2026-11-26T04:25:42.218Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9447,25 +9714,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hkycyjdy67zx2w6c1e3t6bg",
+         *       "id": "evt_prod_06h1c6h6bmf46m7jg1k6a7byg3jye",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.567Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.234Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9473,48 +9740,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.546Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.216Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:21:23.546Z",
+         *         "paused_at": "2026-11-26T04:25:42.216Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hkx1xhre2cz1306mzvs8yg6",
-         *       "request_id": "req_prod_06h1c5hkx1xhre2cz1306mzvs8yg6",
+         *       "correlation_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
+         *       "request_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:21:23.571Z",
+         *       "created": "2026-11-26T04:25:42.237Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9559,53 +9826,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hm1tqa288hahyyf3ev16tfa",
+         *       "id": "evt_prod_06h1c6h6ed1jvawn47eb6mfd8rfp2",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.593Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.254Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:21:23.593Z",
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "cancelled_at": "2026-11-26T04:25:42.254Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:23.476Z",
-         *         "updated": "2026-11-26T04:21:23.567Z",
+         *         "created": "2026-11-26T04:25:42.151Z",
+         *         "updated": "2026-11-26T04:25:42.234Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9613,20 +9880,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *         "current_period_end": "2026-12-26T04:21:23.476Z",
+         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *         "current_period_end": "2026-12-26T04:25:42.151Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.476Z",
+         *         "current_period_start": "2026-11-26T04:25:42.151Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hm0v7kcddfrxmrvkrag7f7y",
-         *       "request_id": "req_prod_06h1c5hm0v7kcddfrxmrvkrag7f7y",
+         *       "correlation_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
+         *       "request_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:21:23.598Z",
+         *       "created": "2026-11-26T04:25:42.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9671,43 +9938,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hn24kj4dz97ak414m3510va",
+         *       "id": "evt_prod_06h1c6h78ssar54qwsj3pr1j5mwec",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *       "aggregate_id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *       "data": {
-         *         "id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *         "id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5hm3xfhd6yf1zscv07h4yyd2",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "si_prod_06h1c6h6g3cc5hqqw10dr66x4bmv8",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:21:23.612Z",
-         *         "updated": "2026-11-26T04:21:23.612Z",
+         *         "created": "2026-11-26T04:25:42.271Z",
+         *         "updated": "2026-11-26T04:25:42.271Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:21:23.612Z",
+         *         "trial_end": "2026-12-03T04:25:42.271Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:21:23.612Z",
+         *         "current_period_end": "2026-12-03T04:25:42.271Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:21:23.612Z",
+         *         "current_period_start": "2026-11-26T04:25:42.271Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:21:23.612Z",
+         *       "created": "2026-11-30T04:25:42.271Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9754,16 +10021,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hhfw2pmdvmahcyz65b6vyra",
+         *       "id": "evt_prod_06h1c6h4n3dbkk82n9hxj2e8kq1ya",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *       "data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9772,11 +10039,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:22.937Z",
+         *         "updated": "2026-11-26T04:25:41.793Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9798,13 +10065,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hhe5kzgvgdrjzhntxxgk49m",
-         *       "request_id": "req_prod_06h1c5hhe5kzgvgdrjzhntxxgk49m",
+         *       "correlation_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
+         *       "request_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.943Z",
+         *       "created": "2026-11-26T04:25:41.801Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9849,16 +10116,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hhnasapw5px0ybc5cx8rzd8",
+         *       "id": "evt_prod_06h1c6h4rxs2mxpa23vdfg3ape0xp",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *       "data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9867,11 +10134,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:22.981Z",
+         *         "updated": "2026-11-26T04:25:41.828Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9879,7 +10146,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9892,11 +10159,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9905,11 +10172,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:22.937Z",
+         *         "updated": "2026-11-26T04:25:41.793Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9930,13 +10197,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hhm307vjbz6xs3gpvvvh93g",
-         *       "request_id": "req_prod_06h1c5hhm307vjbz6xs3gpvvvh93g",
+         *       "correlation_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
+         *       "request_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.986Z",
+         *       "created": "2026-11-26T04:25:41.831Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9981,16 +10248,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hhvy7nq0trnjqf04cr9b8b4",
+         *       "id": "evt_prod_06h1c6h4xg9am7zjmgp3azr3c4nmc",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *       "data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9999,11 +10266,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:21:22.937Z",
-         *         "paid_at": "2026-11-26T04:21:23.035Z",
-         *         "updated": "2026-11-26T04:21:23.035Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "paid_at": "2026-11-26T04:25:41.866Z",
+         *         "updated": "2026-11-26T04:25:41.866Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10011,12 +10278,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10024,11 +10291,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10037,11 +10304,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:22.981Z",
+         *         "updated": "2026-11-26T04:25:41.828Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10049,12 +10316,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10062,13 +10329,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
-         *       "request_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
+         *       "correlation_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.039Z",
+         *       "created": "2026-11-26T04:25:41.868Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoicePaidEvent: {
@@ -10113,16 +10380,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hhws1hsy5qmbvw2w8w4bvc8",
+         *       "id": "evt_prod_06h1c6h4xs26vwszs50qh0fb8kmkr",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *       "data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10131,11 +10398,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:21:22.937Z",
-         *         "paid_at": "2026-11-26T04:21:23.035Z",
-         *         "updated": "2026-11-26T04:21:23.035Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "paid_at": "2026-11-26T04:25:41.866Z",
+         *         "updated": "2026-11-26T04:25:41.866Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10143,12 +10410,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10156,11 +10423,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10169,11 +10436,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:22.937Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:22.981Z",
+         *         "updated": "2026-11-26T04:25:41.828Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10181,12 +10448,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10194,13 +10461,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
-         *       "request_id": "req_prod_06h1c5hhrd4bfmhmge693gqy8vj40",
+         *       "correlation_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:21:23.046Z",
+         *       "created": "2026-11-26T04:25:41.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10245,16 +10512,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hjfx71afxw0p1fqv3gemv9y",
+         *       "id": "evt_prod_06h1c6h57t2czqg02j9xjb0755xxa",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
+         *       "aggregate_id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
          *       "data": {
-         *         "id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
+         *         "id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hj90xwtdrffzgchvek3jdcc",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5358c5tsp1mfzhkkrz013e",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10263,11 +10530,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.143Z",
+         *         "created": "2026-11-26T04:25:41.912Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.159Z",
+         *         "updated": "2026-11-26T04:25:41.926Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10275,12 +10542,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.159Z",
+         *         "finalized_at": "2026-11-26T04:25:41.926Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hjdet379zhd62ct3vbycq3r",
+         *         "payment_intent": "pi_prod_06h1c6h56c1r3hbvtqdht67jxzasa",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10289,13 +10556,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hjd1qyajqe73zjcngenjb22",
-         *       "request_id": "req_prod_06h1c5hjd1qyajqe73zjcngenjb22",
+         *       "correlation_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
+         *       "request_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.199Z",
+         *       "created": "2026-11-26T04:25:41.950Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10340,16 +10607,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hjqw9djzesra5bgwrjf4hh4",
+         *       "id": "evt_prod_06h1c6h5da3490ee2fynhx80wn6fm",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
+         *       "aggregate_id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
          *       "data": {
-         *         "id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
+         *         "id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hjjehfnyf33v85ncearmztc",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h590p1g625cnps38wghr67y",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10358,11 +10625,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.218Z",
+         *         "created": "2026-11-26T04:25:41.960Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.237Z",
+         *         "updated": "2026-11-26T04:25:41.973Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10370,12 +10637,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.237Z",
+         *         "finalized_at": "2026-11-26T04:25:41.973Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hjpy6d2x5qqtp3dm8n3br88",
+         *         "payment_intent": "pi_prod_06h1c6h5c5a8dh4pxrgpjmthm5sh8",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10384,13 +10651,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hjpk2zax2r5r5q8936fxssw",
-         *       "request_id": "req_prod_06h1c5hjpk2zax2r5r5q8936fxssw",
+         *       "correlation_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
+         *       "request_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.263Z",
+         *       "created": "2026-11-26T04:25:41.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10435,16 +10702,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hmvzatbrkxemj2a9f5e66ym",
+         *       "id": "evt_prod_06h1c6h73v1r50ajb5y1xnqbd77my",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
+         *       "aggregate_id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
          *       "data": {
-         *         "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
+         *         "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10453,19 +10720,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.409Z",
+         *         "created": "2026-11-26T04:25:42.125Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:21:23.394Z",
+         *         "updated": "2026-11-27T04:25:42.109Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:21:23.394Z",
+         *         "due_date": "2026-11-27T04:25:42.109Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:21:23.394Z",
+         *         "overdue_at": "2026-11-27T04:25:42.109Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.447Z",
+         *         "finalized_at": "2026-11-26T04:25:42.139Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10478,11 +10745,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
+         *         "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10491,19 +10758,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.409Z",
+         *         "created": "2026-11-26T04:25:42.125Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.447Z",
+         *         "updated": "2026-11-26T04:25:42.139Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:21:23.394Z",
+         *         "due_date": "2026-11-27T04:25:42.109Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.447Z",
+         *         "finalized_at": "2026-11-26T04:25:42.139Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10516,11 +10783,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:21:23.394Z",
+         *       "created": "2026-11-27T04:25:42.109Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10567,16 +10834,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hjx8pqhxwee4a01dkr89220",
+         *       "id": "evt_prod_06h1c6h5jxrmjaedssjf85q6dwt0c",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
+         *       "aggregate_id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
          *       "data": {
-         *         "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
+         *         "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10585,19 +10852,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:21:23.278Z",
+         *         "created": "2026-11-26T04:25:42.004Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.302Z",
+         *         "updated": "2026-11-26T04:25:42.038Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:21:23.302Z",
+         *         "voided_at": "2026-11-26T04:25:42.038Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.289Z",
+         *         "finalized_at": "2026-11-26T04:25:42.016Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10610,11 +10877,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
+         *         "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10623,11 +10890,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.278Z",
+         *         "created": "2026-11-26T04:25:42.004Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.289Z",
+         *         "updated": "2026-11-26T04:25:42.016Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10635,7 +10902,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.289Z",
+         *         "finalized_at": "2026-11-26T04:25:42.016Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10648,13 +10915,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hjwf0ks9ymz56n4menphb60",
-         *       "request_id": "req_prod_06h1c5hjwf0ks9ymz56n4menphb60",
+         *       "correlation_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
+         *       "request_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.306Z",
+         *       "created": "2026-11-26T04:25:42.039Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10699,16 +10966,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hk5yheqpw9ccw80m471xcfw",
+         *       "id": "evt_prod_06h1c6h5sccb1j1mtg22d9059sn0j",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
+         *       "aggregate_id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
          *       "data": {
-         *         "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
+         *         "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10717,11 +10984,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:21:23.344Z",
+         *         "created": "2026-11-26T04:25:42.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.374Z",
+         *         "updated": "2026-11-26T04:25:42.089Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10729,7 +10996,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.358Z",
+         *         "finalized_at": "2026-11-26T04:25:42.074Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10739,14 +11006,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:21:23.374Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:25:42.089Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
+         *         "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10755,11 +11022,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:21:23.344Z",
+         *         "created": "2026-11-26T04:25:42.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:21:23.358Z",
+         *         "updated": "2026-11-26T04:25:42.074Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10767,7 +11034,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:23.358Z",
+         *         "finalized_at": "2026-11-26T04:25:42.074Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10780,13 +11047,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hk5e172mtqfjt22y8c4my5c",
-         *       "request_id": "req_prod_06h1c5hk5e172mtqfjt22y8c4my5c",
+         *       "correlation_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
+         *       "request_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:23.375Z",
+         *       "created": "2026-11-26T04:25:42.091Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10831,16 +11098,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hj73he8ndrrjcr88hdj058e",
+         *       "id": "evt_prod_06h1c6h521rr0b6tz9zsw41a0z6nm",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *       "data": {
-         *         "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *             "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10849,11 +11116,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:21:22.937Z",
-         *         "paid_at": "2026-11-26T04:21:23.035Z",
-         *         "updated": "2026-11-26T04:21:23.035Z",
+         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "paid_at": "2026-11-26T04:25:41.866Z",
+         *         "updated": "2026-11-26T04:25:41.866Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10861,12 +11128,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:21:22.981Z",
+         *         "finalized_at": "2026-11-26T04:25:41.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10875,13 +11142,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hj2t2f7rha8ren961qvjqkw",
-         *       "request_id": "req_prod_06h1c5hj2t2f7rha8ren961qvjqkw",
+         *       "correlation_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
+         *       "request_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:21:23.128Z",
+         *       "created": "2026-11-26T04:25:41.904Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10926,16 +11193,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hn35pfz3qdrkeknyts80zdw",
+         *       "id": "evt_prod_06h1c6h79q8ymh0z4bahx9y1k2k4j",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
+         *       "aggregate_id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
          *       "data": {
-         *         "id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
+         *         "id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5hn30rh8c7e1anabtp9fgp7a",
-         *             "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *             "id": "il_prod_06h1c6h79h0c4kknj7wpyz300rfky",
+         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10944,20 +11211,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:21:23.612Z",
+         *         "created": "2026-11-30T04:25:42.271Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:21:23.612Z",
+         *         "updated": "2026-11-30T04:25:42.271Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *         "description": "Subscription sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *         "subscription": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10970,11 +11237,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hmt7gtp5n8q7j8je5nvjzne",
+         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:21:23.612Z",
+         *       "created": "2026-11-30T04:25:42.271Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11021,30 +11288,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hemptck78spdfctg21cnpf6",
+         *       "id": "evt_prod_06h1c6h3dgp124rk37t3m68xc2bw6",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *       "aggregate_id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *       "data": {
-         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:21:22.208Z",
-         *         "updated": "2026-11-26T04:21:22.208Z",
+         *         "created": "2026-11-26T04:25:41.482Z",
+         *         "updated": "2026-11-26T04:25:41.482Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hek4wfhtev8pmsa4sww9a66",
-         *       "request_id": "req_prod_06h1c5hek4wfhtev8pmsa4sww9a66",
+         *       "correlation_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
+         *       "request_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.214Z",
+         *       "created": "2026-11-26T04:25:41.484Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerCreatedEvent: {
@@ -11089,40 +11356,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hepyh1b3k2jedvy7xt95bhm",
+         *       "id": "evt_prod_06h1c6h3fp07nwc4mefjn4w7mpmgt",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *       "aggregate_id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *       "data": {
-         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:21:22.208Z",
-         *         "updated": "2026-11-26T04:21:22.229Z",
+         *         "created": "2026-11-26T04:25:41.482Z",
+         *         "updated": "2026-11-26T04:25:41.499Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:21:22.208Z",
-         *         "updated": "2026-11-26T04:21:22.208Z",
+         *         "created": "2026-11-26T04:25:41.482Z",
+         *         "updated": "2026-11-26T04:25:41.482Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hepbb38vf96jx9bzbjyqvg2",
-         *       "request_id": "req_prod_06h1c5hepbb38vf96jx9bzbjyqvg2",
+         *       "correlation_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
+         *       "request_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.231Z",
+         *       "created": "2026-11-26T04:25:41.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -11167,41 +11434,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hf2hsay2xfh0r840zm09g88",
+         *       "id": "evt_prod_06h1c6h3kfxy4k01n3g0b0qfqrnga",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
+         *       "aggregate_id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
          *       "data": {
-         *         "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
+         *         "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:21:22.266Z",
+         *         "created": "2026-11-26T04:25:41.515Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:21:22.323Z",
+         *         "updated": "2026-11-26T04:25:41.530Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
+         *         "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:21:22.266Z",
-         *         "updated": "2026-11-26T04:21:22.266Z",
+         *         "created": "2026-11-26T04:25:41.515Z",
+         *         "updated": "2026-11-26T04:25:41.515Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hf1vp7rfr49mjbc1bq4d17p",
-         *       "request_id": "req_prod_06h1c5hf1vp7rfr49mjbc1bq4d17p",
+         *       "correlation_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
+         *       "request_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.324Z",
+         *       "created": "2026-11-26T04:25:41.531Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11246,21 +11513,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hf5dmt69a39arjfmrz6n6r2",
+         *       "id": "evt_prod_06h1c6h3nc1cj05xp5jp3d00g6qgg",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *       "data": {
-         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *         "end": null,
-         *         "start": "2026-11-26T04:21:22.343Z",
+         *         "start": "2026-11-26T04:25:41.543Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.123Z",
-         *           "updated": "2026-11-26T04:21:22.343Z",
+         *           "created": "2026-11-26T04:25:41.418Z",
+         *           "updated": "2026-11-26T04:25:41.543Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11273,18 +11540,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hf4d285a4vd36sf3v9gnrk4",
-         *       "request_id": "req_prod_06h1c5hf4d285a4vd36sf3v9gnrk4",
+         *       "correlation_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
+         *       "request_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.347Z",
+         *       "created": "2026-11-26T04:25:41.547Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11329,21 +11596,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfd9wsmdxyttbd680hfgs1g",
+         *       "id": "evt_prod_06h1c6h3rfqg5bmenjtyfp98ctqqa",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *       "data": {
-         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *         "end": null,
-         *         "start": "2026-11-26T04:21:22.387Z",
+         *         "start": "2026-11-26T04:25:41.568Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
+         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.146Z",
-         *           "updated": "2026-11-26T04:21:22.387Z",
+         *           "created": "2026-11-26T04:25:41.434Z",
+         *           "updated": "2026-11-26T04:25:41.568Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11356,20 +11623,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *         "end": null,
-         *         "start": "2026-11-26T04:21:22.343Z",
+         *         "start": "2026-11-26T04:25:41.543Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.123Z",
-         *           "updated": "2026-11-26T04:21:22.343Z",
+         *           "created": "2026-11-26T04:25:41.418Z",
+         *           "updated": "2026-11-26T04:25:41.543Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11382,17 +11649,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hf7brexq1fdm84e3s1kq9pe",
-         *       "request_id": "req_prod_06h1c5hf7brexq1fdm84e3s1kq9pe",
+         *       "correlation_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
+         *       "request_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.410Z",
+         *       "created": "2026-11-26T04:25:41.571Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11437,21 +11704,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hfnqz1k7j2n8m31yxt9yeg8",
+         *       "id": "evt_prod_06h1c6h3smnznvy0verjffnhvegyj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *       "data": {
-         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *         "end": null,
-         *         "start": "2026-11-26T04:21:22.387Z",
+         *         "start": "2026-11-26T04:25:41.568Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
+         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.146Z",
-         *           "updated": "2026-11-26T04:21:22.387Z",
+         *           "created": "2026-11-26T04:25:41.434Z",
+         *           "updated": "2026-11-26T04:25:41.568Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11465,20 +11732,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *         "end": null,
-         *         "start": "2026-11-26T04:21:22.387Z",
+         *         "start": "2026-11-26T04:25:41.568Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
+         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.146Z",
-         *           "updated": "2026-11-26T04:21:22.387Z",
+         *           "created": "2026-11-26T04:25:41.434Z",
+         *           "updated": "2026-11-26T04:25:41.568Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11491,17 +11758,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hfg3pv9tayqbwyc5hgq92ar",
-         *       "request_id": "req_prod_06h1c5hfg3pv9tayqbwyc5hgq92ar",
+         *       "correlation_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
+         *       "request_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:22.477Z",
+         *       "created": "2026-11-26T04:25:41.581Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11546,17 +11813,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5he9m3r2amdsjr1701phamy0",
+         *       "id": "evt_prod_06h1c6h35kqa7qj7xm4dcv236phbg",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *       "aggregate_id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:21:22.123Z",
-         *         "updated": "2026-11-26T04:21:22.123Z",
+         *         "created": "2026-11-26T04:25:41.418Z",
+         *         "updated": "2026-11-26T04:25:41.418Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11570,13 +11837,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5he9aq5j2a4mw3ktq0ntnmhj",
-         *       "request_id": "req_prod_06h1c5he9aq5j2a4mw3ktq0ntnmhj",
+         *       "correlation_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
+         *       "request_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.125Z",
+         *       "created": "2026-11-26T04:25:41.420Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CouponCreatedEvent: {
@@ -11621,17 +11888,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hee0mknkxeesn681kp1fkzw",
+         *       "id": "evt_prod_06h1c6h38xhjs1b6jrbn3kersr59e",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *       "aggregate_id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:21:22.123Z",
-         *         "updated": "2026-11-26T04:21:22.159Z",
+         *         "created": "2026-11-26T04:25:41.418Z",
+         *         "updated": "2026-11-26T04:25:41.445Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11644,12 +11911,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:21:22.123Z",
-         *         "updated": "2026-11-26T04:21:22.123Z",
+         *         "created": "2026-11-26T04:25:41.418Z",
+         *         "updated": "2026-11-26T04:25:41.418Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11662,13 +11929,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hedg1y8646v138pkhcsxt28",
-         *       "request_id": "req_prod_06h1c5hedg1y8646v138pkhcsxt28",
+         *       "correlation_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
+         *       "request_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.160Z",
+         *       "created": "2026-11-26T04:25:41.447Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11713,18 +11980,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hehgpyc0wgfn40k1narvhjy",
+         *       "id": "evt_prod_06h1c6h3bxqx7jg72e5vxc59y9cd6",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
+         *       "aggregate_id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
+         *         "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:21:22.176Z",
+         *         "created": "2026-11-26T04:25:41.460Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:21:22.187Z",
+         *         "updated": "2026-11-26T04:25:41.470Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11737,12 +12004,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
+         *         "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:21:22.176Z",
-         *         "updated": "2026-11-26T04:21:22.176Z",
+         *         "created": "2026-11-26T04:25:41.460Z",
+         *         "updated": "2026-11-26T04:25:41.460Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11755,13 +12022,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5heh58v5g49b3r8ckecdtvqc",
-         *       "request_id": "req_prod_06h1c5heh58v5g49b3r8ckecdtvqc",
+         *       "correlation_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
+         *       "request_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.188Z",
+         *       "created": "2026-11-26T04:25:41.472Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         CouponDeletedEvent: {
@@ -11806,18 +12073,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hdtz9ry03pjkr58h6yzxa9c",
+         *       "id": "evt_prod_06h1c6h2tqxz4p5gcm5mk45bjvsag",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *       "aggregate_id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *       "data": {
-         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:21:22.001Z",
-         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
-         *         "updated": "2026-11-26T04:21:22.001Z",
+         *         "created": "2026-11-26T04:25:41.332Z",
+         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "updated": "2026-11-26T04:25:41.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11830,13 +12097,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hds5f746jxqrn97e2xxqnc4",
-         *       "request_id": "req_prod_06h1c5hds5f746jxqrn97e2xxqnc4",
+         *       "correlation_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
+         *       "request_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.007Z",
+         *       "created": "2026-11-26T04:25:41.334Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PriceCreatedEvent: {
@@ -11881,18 +12148,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5he1vk35vkna0j2xssn2w04y",
+         *       "id": "evt_prod_06h1c6h2yp7sb7tyv0x0s8stma34e",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *       "aggregate_id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *       "data": {
-         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:21:22.001Z",
-         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
-         *         "updated": "2026-11-26T04:21:22.058Z",
+         *         "created": "2026-11-26T04:25:41.332Z",
+         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "updated": "2026-11-26T04:25:41.363Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11904,13 +12171,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:21:22.001Z",
-         *         "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
-         *         "updated": "2026-11-26T04:21:22.001Z",
+         *         "created": "2026-11-26T04:25:41.332Z",
+         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "updated": "2026-11-26T04:25:41.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11922,13 +12189,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5he0cv86qqry6gwsksr0240a",
-         *       "request_id": "req_prod_06h1c5he0cv86qqry6gwsksr0240a",
+         *       "correlation_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
+         *       "request_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.062Z",
+         *       "created": "2026-11-26T04:25:41.365Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11973,19 +12240,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5he6bnj4y1zdh66m1jakqmkg",
+         *       "id": "evt_prod_06h1c6h32chwywjkccqrfd7a8ghqm",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
+         *       "aggregate_id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
          *       "data": {
-         *         "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
+         *         "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:21:22.085Z",
+         *         "created": "2026-11-26T04:25:41.383Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
-         *         "updated": "2026-11-26T04:21:22.097Z",
+         *         "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *         "updated": "2026-11-26T04:25:41.394Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11994,13 +12261,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
+         *         "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:21:22.085Z",
-         *         "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
-         *         "updated": "2026-11-26T04:21:22.085Z",
+         *         "created": "2026-11-26T04:25:41.383Z",
+         *         "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *         "updated": "2026-11-26T04:25:41.383Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12009,13 +12276,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5he5z05r2wf10ggs8fxaandc",
-         *       "request_id": "req_prod_06h1c5he5z05r2wf10ggs8fxaandc",
+         *       "correlation_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
+         *       "request_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.099Z",
+         *       "created": "2026-11-26T04:25:41.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         PriceDeletedEvent: {
@@ -12060,30 +12327,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hdg1wrkb7m9j1ssb58d5g34",
+         *       "id": "evt_prod_06h1c6h2nz2nkhpw731w5d6s18v5t",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *       "aggregate_id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *       "data": {
-         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:21:21.915Z",
-         *         "updated": "2026-11-26T04:21:21.915Z",
+         *         "created": "2026-11-26T04:25:41.293Z",
+         *         "updated": "2026-11-26T04:25:41.293Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hdf2qet8prm74q148w1567a",
-         *       "request_id": "req_prod_06h1c5hdf2qet8prm74q148w1567a",
+         *       "correlation_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
+         *       "request_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:21.920Z",
+         *       "created": "2026-11-26T04:25:41.295Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         ProductCreatedEvent: {
@@ -12128,40 +12395,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hdmtggxeq6qrckppdwqgpke",
+         *       "id": "evt_prod_06h1c6h2qj9apbay74gf100a11mbe",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *       "aggregate_id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *       "data": {
-         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:21:21.915Z",
-         *         "updated": "2026-11-26T04:21:21.957Z",
+         *         "created": "2026-11-26T04:25:41.293Z",
+         *         "updated": "2026-11-26T04:25:41.307Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:21:21.915Z",
-         *         "updated": "2026-11-26T04:21:21.915Z",
+         *         "created": "2026-11-26T04:25:41.293Z",
+         *         "updated": "2026-11-26T04:25:41.293Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hdma2n44a8v301p5z70escc",
-         *       "request_id": "req_prod_06h1c5hdma2n44a8v301p5z70escc",
+         *       "correlation_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
+         *       "request_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:21.958Z",
+         *       "created": "2026-11-26T04:25:41.308Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         ProductUpdatedEvent: {
@@ -12206,41 +12473,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5he865fg0jh10e597krjc6he",
+         *       "id": "evt_prod_06h1c6h34294g7y0va4gy1jsywn7r",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *       "aggregate_id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
          *       "data": {
-         *         "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *         "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:21:21.971Z",
+         *         "created": "2026-11-26T04:25:41.320Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:21:22.111Z",
+         *         "updated": "2026-11-26T04:25:41.407Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *         "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:21:21.971Z",
-         *         "updated": "2026-11-26T04:21:21.971Z",
+         *         "created": "2026-11-26T04:25:41.320Z",
+         *         "updated": "2026-11-26T04:25:41.320Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5he7mryw9zcfxh3rezwandme",
-         *       "request_id": "req_prod_06h1c5he7mryw9zcfxh3rezwandme",
+         *       "correlation_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
+         *       "request_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.113Z",
+         *       "created": "2026-11-26T04:25:41.408Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         ProductDeletedEvent: {
@@ -12285,18 +12552,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hh97embgkvp1zh2yvwdfh78",
+         *       "id": "evt_prod_06h1c6h4dgq16p4h89s8y75aj7y66",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *       "aggregate_id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *       "data": {
-         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:21:22.888Z",
-         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
-         *         "updated": "2026-11-26T04:21:22.888Z",
+         *         "created": "2026-11-26T04:25:41.738Z",
+         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "updated": "2026-11-26T04:25:41.738Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12305,13 +12572,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
-         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:22.889Z",
+         *       "created": "2026-11-26T04:25:41.740Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         RefundCreatedEvent: {
@@ -12356,18 +12623,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hh9kgx52em861yy8k6ka9et",
+         *       "id": "evt_prod_06h1c6h4dvhj30abj4np1085c344y",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *       "aggregate_id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *       "data": {
-         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:21:22.888Z",
-         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
-         *         "updated": "2026-11-26T04:21:22.891Z",
+         *         "created": "2026-11-26T04:25:41.738Z",
+         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "updated": "2026-11-26T04:25:41.742Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12375,13 +12642,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:21:22.888Z",
-         *         "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
-         *         "updated": "2026-11-26T04:21:22.888Z",
+         *         "created": "2026-11-26T04:25:41.738Z",
+         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "updated": "2026-11-26T04:25:41.738Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12389,13 +12656,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
-         *       "request_id": "req_prod_06h1c5hh8h72yx5jk4kbyqmt078k2",
+         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.892Z",
+         *       "created": "2026-11-26T04:25:41.742Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12440,18 +12707,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hhdaky6sqzz2hdvgjn99e8w",
+         *       "id": "evt_prod_06h1c6h4h2mfvftj03d7htmq6qf1p",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
+         *       "aggregate_id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
          *       "data": {
-         *         "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
+         *         "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:21:22.916Z",
-         *         "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
-         *         "updated": "2026-11-26T04:21:22.919Z",
+         *         "created": "2026-11-26T04:25:41.764Z",
+         *         "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
+         *         "updated": "2026-11-26T04:25:41.767Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12459,13 +12726,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
+         *         "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:21:22.916Z",
-         *         "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
-         *         "updated": "2026-11-26T04:21:22.916Z",
+         *         "created": "2026-11-26T04:25:41.764Z",
+         *         "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
+         *         "updated": "2026-11-26T04:25:41.764Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12473,13 +12740,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5hhc9ysmxb0fnx38ng2h0c0g",
-         *       "request_id": "req_prod_06h1c5hhc9ysmxb0fnx38ng2h0c0g",
+         *       "correlation_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
+         *       "request_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:22.922Z",
+         *       "created": "2026-11-26T04:25:41.768Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         RefundFailedEvent: {
@@ -12524,18 +12791,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5h9fcq646r0t57q4r500za8y",
+         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *       "aggregate_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
          *       "data": {
-         *         "id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *         "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:20.887Z",
-         *         "display": "st_prod_…v20a",
+         *         "created": "2026-11-26T04:25:40.558Z",
+         *         "display": "st_prod_…72yg",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -12544,13 +12811,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5h9dzhqw447fts8pae1t6mw0",
-         *       "request_id": "req_prod_06h1c5h9dzhqw447fts8pae1t6mw0",
+         *       "correlation_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
+         *       "request_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:20.892Z",
+         *       "created": "2026-11-26T04:25:40.561Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c5h7ryqb8htgkxa1w5pbn6a52"
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -12595,29 +12862,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hb2955kp663hykgdwhx76gj",
+         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *       "aggregate_id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
          *       "data": {
-         *         "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T04:21:21.163Z",
-         *         "display": "pt_prod_…yn7y",
-         *         "revoked_at": "2026-11-26T04:21:21.297Z",
+         *         "created": "2026-11-26T04:25:40.645Z",
+         *         "display": "pt_prod_…g9c0",
+         *         "revoked_at": "2026-11-26T04:25:40.664Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T04:21:21.163Z",
-         *         "display": "pt_prod_…yn7y",
+         *         "created": "2026-11-26T04:25:40.645Z",
+         *         "display": "pt_prod_…g9c0",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -12625,13 +12892,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5haysw95da827r4np03sy8b0",
-         *       "request_id": "req_prod_06h1c5haysw95da827r4np03sy8b0",
+         *       "correlation_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
+         *       "request_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:21.298Z",
+         *       "created": "2026-11-26T04:25:40.666Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c5h7ryqb8htgkxa1w5pbn6a52"
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -12676,20 +12943,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hcmp9t4kvt98r4v1xe5tjn2",
+         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.685Z",
+         *         "updated": "2026-11-26T04:25:40.689Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -12703,13 +12970,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hcfw08e5yvr3jpa6gw2s9mc",
-         *       "request_id": "req_prod_06h1c5hcfw08e5yvr3jpa6gw2s9mc",
+         *       "correlation_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
+         *       "request_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:21:21.701Z",
+         *       "created": "2026-11-26T04:25:40.694Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -12754,20 +13021,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hcrm2bwww28kpg7tezj5gty",
+         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.730Z",
+         *         "updated": "2026-11-26T04:25:40.724Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -12777,15 +13044,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.685Z",
+         *         "updated": "2026-11-26T04:25:40.689Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -12798,13 +13065,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hcqsf964rgx08qmwdqaz9gm",
-         *       "request_id": "req_prod_06h1c5hcqsf964rgx08qmwdqaz9gm",
+         *       "correlation_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
+         *       "request_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:21:21.734Z",
+         *       "created": "2026-11-26T04:25:40.727Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -12849,58 +13116,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hdd77feehesa0say0hxymer",
+         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:21:21.896Z",
+         *         "updated": "2026-11-26T04:25:40.803Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.862Z",
+         *         "updated": "2026-11-26T04:25:40.782Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hdcsxhjex9fzmgpaj1phxaa",
-         *       "request_id": "req_prod_06h1c5hdcsxhjex9fzmgpaj1phxaa",
+         *       "correlation_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
+         *       "request_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T04:21:21.897Z",
+         *       "created": "2026-11-26T04:25:40.805Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -12945,20 +13212,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hcz4xfp6n4g3wr9v7n299mr",
+         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:21:21.783Z",
+         *         "updated": "2026-11-26T04:25:40.747Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -12968,15 +13235,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.730Z",
+         *         "updated": "2026-11-26T04:25:40.724Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -12989,13 +13256,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hcyj1skeqnya0yftkk3atsm",
-         *       "request_id": "req_prod_06h1c5hcyj1skeqnya0yftkk3atsm",
+         *       "correlation_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
+         *       "request_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:21:21.785Z",
+         *       "created": "2026-11-26T04:25:40.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -13040,20 +13307,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hd62ps0qsddgeysnqtq3h34",
+         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.839Z",
+         *         "updated": "2026-11-26T04:25:40.762Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -13063,15 +13330,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:21:21.783Z",
+         *         "updated": "2026-11-26T04:25:40.747Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -13084,13 +13351,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hd5km97a0t6jh0xgk27a1by",
-         *       "request_id": "req_prod_06h1c5hd5km97a0t6jh0xgk27a1by",
+         *       "correlation_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
+         *       "request_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:21:21.840Z",
+         *       "created": "2026-11-26T04:25:40.765Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -13135,38 +13402,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5hdamdc4vdpben1pbhqy3qrr",
+         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *       "data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.862Z",
+         *         "updated": "2026-11-26T04:25:40.782Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:21:21.685Z",
+         *         "created": "2026-11-26T04:25:40.689Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:21:21.839Z",
+         *         "updated": "2026-11-26T04:25:40.762Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -13179,13 +13446,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c5hd8qsk411v9h3ce91kkex0y",
-         *       "request_id": "req_prod_06h1c5hd8qsk411v9h3ce91kkex0y",
+         *       "correlation_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
+         *       "request_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:21:21.877Z",
+         *       "created": "2026-11-26T04:25:40.787Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc"
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -13207,6 +13474,274 @@ export type components = {
             data: components["schemas"]["WebhookEndpoint"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "type": "user.signed_in",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:25:40.533Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignedInEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "type": "user.sign_in_failed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:25:40.930Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignInFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "type": "user.signed_out",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:25:41.286Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignedOutEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "type": "user.password_changed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:25:41.241Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserPasswordChangedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -13642,26 +14177,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfvcp35m36n29xpcz5183vj",
+         *       "id": "evt_prod_06h1c6h3w51aaefatxqp5dzetk350",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *           "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:21:22.520Z",
+         *           "created": "2026-11-26T04:25:41.599Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *           "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -13719,22 +14254,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hg87tapv2paq3r9jxb2pwcr",
+         *       "id": "evt_prod_06h1c6h403qvepx27zjfypv1b7vxr",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5hg7y8px5fk8h9qqmfm0hf60",
+         *           "id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:21:22.623Z",
+         *           "created": "2026-11-26T04:25:41.630Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *           "payment_intent": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -13771,22 +14306,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hh9rtfqpe9gygx5c2hcxve0",
+         *       "id": "evt_prod_06h1c6h4e7jhen2xc2em1ge3jy28m",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
+         *           "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:21:22.520Z",
+         *           "created": "2026-11-26T04:25:41.599Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *           "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13827,32 +14362,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hm6db5cxcbs10ypzd39ezq0",
+         *       "id": "evt_prod_06h1c6h6jgz6qdw5pdx9n919mfpac",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
-         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *           "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.629Z",
+         *           "created": "2026-11-26T04:25:42.286Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:23.629Z",
+         *           "updated": "2026-11-26T04:25:42.286Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:21:23.629Z",
+         *           "expires_at": "2026-11-27T04:25:42.286Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13957,22 +14492,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hmj0fpt9z2x0nx4t7gdd1gt",
+         *       "id": "evt_prod_06h1c6h6vv3y2gn1x562d5epbaadc",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *           "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.708Z",
+         *           "created": "2026-11-26T04:25:42.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:23.727Z",
+         *           "updated": "2026-11-26T04:25:42.365Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13981,10 +14516,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:21:23.708Z",
+         *           "expires_at": "2026-11-27T04:25:42.348Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14001,7 +14536,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:23.708Z",
+         *           "updated": "2026-11-26T04:25:42.348Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14036,23 +14571,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5hmm6yjv00dm8hff52t7fcq8",
+         *       "id": "evt_prod_06h1c6h6xtkn8q15638g7xkpjcz56",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
-         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmfpztfjaczsx18zb4hr3hc",
+         *           "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.708Z",
+         *           "created": "2026-11-26T04:25:42.348Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:23.744Z",
+         *           "updated": "2026-11-26T04:25:42.380Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -14061,10 +14596,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:21:23.708Z",
+         *           "expires_at": "2026-11-27T04:25:42.348Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14081,7 +14616,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:23.727Z",
+         *           "updated": "2026-11-26T04:25:42.365Z",
          *           "deleted": null
          *         }
          *       }
@@ -14174,32 +14709,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hmdms2r6dxv278dd6t5t9a0",
+         *       "id": "evt_prod_06h1c6h6r00sncs2vdztv9a65w62r",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
-         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hm669r6f7r66rrmc2ywvx6j",
+         *           "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:21:23.629Z",
+         *           "created": "2026-11-26T04:25:42.286Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:23.691Z",
+         *           "updated": "2026-11-26T04:25:42.335Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hma99p5t8g9the2ahay9prj",
+         *           "customer": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:21:23.629Z",
+         *           "expires_at": "2026-11-27T04:25:42.286Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14207,17 +14742,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:21:23.691Z",
+         *           "completed_at": "2026-11-26T04:25:42.335Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1c5hmb8pynd7gn2fx073x734d2",
+         *           "payment_intent": "pi_prod_06h1c6h6ph0rxgnr4a98895armpbt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:21:23.629Z",
+         *           "updated": "2026-11-26T04:25:42.286Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -14256,32 +14791,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1c5hn0401fg36nmww6fdmcecag",
+         *       "id": "evt_prod_06h1c6h76kjnnqm26m0p9g74c9daj",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795753283,
+         *       "created": 1795753542,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
-         *           "url": "http://127.0.0.1:36285/checkout/cs_prod_06h1c5hmpmn94tgetryvce3krvz20",
+         *           "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:21:23.761Z",
+         *           "created": "2026-11-26T04:25:42.392Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:21:23.761Z",
+         *           "updated": "2026-11-27T04:25:42.392Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:21:23.761Z",
-         *           "expires_at": "2026-11-27T04:21:23.761Z",
+         *           "expired_at": "2026-11-27T04:25:42.392Z",
+         *           "expires_at": "2026-11-27T04:25:42.392Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14299,7 +14834,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:21:23.761Z",
+         *           "updated": "2026-11-26T04:25:42.392Z",
          *           "expired_at": null
          *         }
          *       }
@@ -14334,22 +14869,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfsy0mdcg52wtcrt2amz7gc",
+         *       "id": "evt_prod_06h1c6h3vfs08cx8h4kyqd3v1xs76",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:21:22.509Z",
+         *           "created": "2026-11-26T04:25:41.592Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.509Z",
+         *           "updated": "2026-11-26T04:25:41.592Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14426,22 +14961,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfthgvd18bv89pd60rpveq6",
+         *       "id": "evt_prod_06h1c6h3vtk3h936s459t9n4kmqzm",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:21:22.509Z",
+         *           "created": "2026-11-26T04:25:41.592Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.513Z",
+         *           "updated": "2026-11-26T04:25:41.596Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14454,7 +14989,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:21:22.509Z"
+         *           "updated": "2026-11-26T04:25:41.592Z"
          *         }
          *       }
          *     }
@@ -14488,22 +15023,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1c5hgk25ve3fnnyeftfa2ppf1y",
+         *       "id": "evt_prod_06h1c6h41zb8mgd42veavanw20gp4",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hgg83w8nn4dmrv8p9x9eght",
+         *           "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:21:22.690Z",
+         *           "created": "2026-11-26T04:25:41.642Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.711Z",
+         *           "updated": "2026-11-26T04:25:41.646Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14516,7 +15051,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:21:22.690Z"
+         *           "updated": "2026-11-26T04:25:41.642Z"
          *         }
          *       }
          *     }
@@ -14550,22 +15085,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hgwcsbhkz3tqd5h47ddgdzy",
+         *       "id": "evt_prod_06h1c6h462ztt1b1n18xeasfj0azg",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *           "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:21:22.775Z",
+         *           "created": "2026-11-26T04:25:41.675Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.783Z",
+         *           "updated": "2026-11-26T04:25:41.680Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14578,7 +15113,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:21:22.777Z",
+         *           "updated": "2026-11-26T04:25:41.677Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -14613,22 +15148,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfvmq5nr4qsvng2ye3fnm0e",
+         *       "id": "evt_prod_06h1c6h3wjvqcnvewct4ck56tq7fw",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hfsmgbv18j1mnhgfqtxg846",
+         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:21:22.509Z",
+         *           "created": "2026-11-26T04:25:41.592Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.524Z",
+         *           "updated": "2026-11-26T04:25:41.603Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14641,7 +15176,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:21:22.513Z",
+         *           "updated": "2026-11-26T04:25:41.596Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14676,26 +15211,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1c5hgzef9fn0t4cqettjhgzdnt",
+         *       "id": "evt_prod_06h1c6h47pf5qh2jcppkhmdbk6npp",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hgtwvqz9s7m9qxvdpp55pba",
+         *           "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:21:22.775Z",
+         *           "created": "2026-11-26T04:25:41.675Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.810Z",
+         *           "updated": "2026-11-26T04:25:41.692Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:21:22.810Z",
+         *           "canceled_at": "2026-11-26T04:25:41.692Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -14704,7 +15239,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:21:22.783Z",
+         *           "updated": "2026-11-26T04:25:41.680Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -14740,22 +15275,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hg96a05yknaw7bqyz62kz76",
+         *       "id": "evt_prod_06h1c6h40966tfafe0pt9f2s8vssm",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hg68gwhgad8h0bnhp6wbkbt",
+         *           "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:21:22.610Z",
+         *           "created": "2026-11-26T04:25:41.623Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.632Z",
+         *           "updated": "2026-11-26T04:25:41.633Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14768,7 +15303,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:21:22.617Z",
+         *           "updated": "2026-11-26T04:25:41.627Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -14804,22 +15339,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hgqw8tdmb5fv15p8bafqf26",
+         *       "id": "evt_prod_06h1c6h448achmg4w3rsrdr3w5vry",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5hgnt8k1wewqe5h0sedrk4d0",
+         *           "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:21:22.734Z",
+         *           "created": "2026-11-26T04:25:41.656Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:21:22.750Z",
+         *           "updated": "2026-11-26T04:25:41.663Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14832,7 +15367,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:21:22.740Z",
+         *           "updated": "2026-11-26T04:25:41.659Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14867,37 +15402,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hkmhp0vghpk6evh73rf80nt",
+         *       "id": "evt_prod_06h1c6h62tn09wssye5cysy0zv39y",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:21:23.476Z",
-         *           "updated": "2026-11-26T04:21:23.476Z",
+         *           "created": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:25:42.151Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *           "current_period_end": "2026-12-26T04:21:23.476Z",
+         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *           "current_period_end": "2026-12-26T04:25:42.151Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.476Z",
+         *           "current_period_start": "2026-11-26T04:25:42.151Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14979,28 +15514,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hkrnb47ek7whrsvtcgkre0c",
+         *       "id": "evt_prod_06h1c6h66hadqj67v80m6cy5sq950",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:21:23.476Z",
-         *           "updated": "2026-11-26T04:21:23.522Z",
+         *           "created": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:25:42.192Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -15008,14 +15543,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *           "current_period_end": "2026-12-26T04:21:23.476Z",
+         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *           "current_period_end": "2026-12-26T04:25:42.151Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.476Z",
+         *           "current_period_start": "2026-11-26T04:25:42.151Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:23.476Z",
+         *           "updated": "2026-11-26T04:25:42.151Z",
          *           "metadata": {}
          *         }
          *       }
@@ -15050,44 +15585,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1c5hkvk5n9wv6k4e29tz8pe1ey",
+         *       "id": "evt_prod_06h1c6h6985s52g2qamnysvfjvdzg",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:21:23.476Z",
-         *           "updated": "2026-11-26T04:21:23.546Z",
+         *           "created": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:25:42.216Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:21:23.546Z",
+         *           "paused_at": "2026-11-26T04:25:42.216Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *           "current_period_end": "2026-12-26T04:21:23.476Z",
+         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *           "current_period_end": "2026-12-26T04:25:42.151Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.476Z",
+         *           "current_period_start": "2026-11-26T04:25:42.151Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:21:23.522Z",
+         *           "updated": "2026-11-26T04:25:42.192Z",
          *           "paused_at": null
          *         }
          *       }
@@ -15122,28 +15657,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hkycyjdy67zx2w6c1e3t6bg",
+         *       "id": "evt_prod_06h1c6h6bmf46m7jg1k6a7byg3jye",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:21:23.476Z",
-         *           "updated": "2026-11-26T04:21:23.567Z",
+         *           "created": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:25:42.234Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -15151,16 +15686,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *           "current_period_end": "2026-12-26T04:21:23.476Z",
+         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *           "current_period_end": "2026-12-26T04:25:42.151Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.476Z",
+         *           "current_period_start": "2026-11-26T04:25:42.151Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:21:23.546Z",
-         *           "paused_at": "2026-11-26T04:21:23.546Z"
+         *           "updated": "2026-11-26T04:25:42.216Z",
+         *           "paused_at": "2026-11-26T04:25:42.216Z"
          *         }
          *       }
          *     }
@@ -15194,44 +15729,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1c5hm1tqa288hahyyf3ev16tfa",
+         *       "id": "evt_prod_06h1c6h6ed1jvawn47eb6mfd8rfp2",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hkjry6yfwmqrfjmf712y1ea",
+         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hkjxy5trzbzajdebyspadgg",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:21:23.476Z",
-         *           "updated": "2026-11-26T04:21:23.593Z",
+         *           "created": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:25:42.254Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:21:23.593Z",
-         *           "latest_invoice": "in_prod_06h1c5hkk6g486mx8wnvgqb9547v8",
-         *           "current_period_end": "2026-12-26T04:21:23.476Z",
+         *           "cancelled_at": "2026-11-26T04:25:42.254Z",
+         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
+         *           "current_period_end": "2026-12-26T04:25:42.151Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.476Z",
+         *           "current_period_start": "2026-11-26T04:25:42.151Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:21:23.567Z",
+         *           "updated": "2026-11-26T04:25:42.234Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -15266,37 +15801,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1c5hn24kj4dz97ak414m3510va",
+         *       "id": "evt_prod_06h1c6h78ssar54qwsj3pr1j5mwec",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796012483,
+         *       "created": 1796012742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *           "id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5hm3xfhd6yf1zscv07h4yyd2",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "si_prod_06h1c6h6g3cc5hqqw10dr66x4bmv8",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:21:23.612Z",
-         *           "updated": "2026-11-26T04:21:23.612Z",
+         *           "created": "2026-11-26T04:25:42.271Z",
+         *           "updated": "2026-11-26T04:25:42.271Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:21:23.612Z",
+         *           "trial_end": "2026-12-03T04:25:42.271Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:21:23.612Z",
+         *           "current_period_end": "2026-12-03T04:25:42.271Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:21:23.612Z",
+         *           "current_period_start": "2026-11-26T04:25:42.271Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -15331,19 +15866,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hhfw2pmdvmahcyz65b6vyra",
+         *       "id": "evt_prod_06h1c6h4n3dbkk82n9hxj2e8kq1ya",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15352,11 +15887,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:21:22.937Z",
+         *           "created": "2026-11-26T04:25:41.793Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:22.937Z",
+         *           "updated": "2026-11-26T04:25:41.793Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15460,19 +15995,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1c5hhnasapw5px0ybc5cx8rzd8",
+         *       "id": "evt_prod_06h1c6h4rxs2mxpa23vdfg3ape0xp",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15481,11 +16016,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:22.937Z",
+         *           "created": "2026-11-26T04:25:41.793Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:22.981Z",
+         *           "updated": "2026-11-26T04:25:41.828Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15493,7 +16028,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:22.981Z",
+         *           "finalized_at": "2026-11-26T04:25:41.828Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15507,7 +16042,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:21:22.937Z",
+         *           "updated": "2026-11-26T04:25:41.793Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -15542,19 +16077,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1c5hhvy7nq0trnjqf04cr9b8b4",
+         *       "id": "evt_prod_06h1c6h4xg9am7zjmgp3azr3c4nmc",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15563,11 +16098,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:21:22.937Z",
-         *           "paid_at": "2026-11-26T04:21:23.035Z",
-         *           "updated": "2026-11-26T04:21:23.035Z",
+         *           "created": "2026-11-26T04:25:41.793Z",
+         *           "paid_at": "2026-11-26T04:25:41.866Z",
+         *           "updated": "2026-11-26T04:25:41.866Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15575,12 +16110,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:22.981Z",
+         *           "finalized_at": "2026-11-26T04:25:41.828Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15590,7 +16125,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:22.981Z",
+         *           "updated": "2026-11-26T04:25:41.828Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15626,19 +16161,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hhws1hsy5qmbvw2w8w4bvc8",
+         *       "id": "evt_prod_06h1c6h4xs26vwszs50qh0fb8kmkr",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795666883,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15647,11 +16182,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:21:22.937Z",
-         *           "paid_at": "2026-11-26T04:21:23.035Z",
-         *           "updated": "2026-11-26T04:21:23.035Z",
+         *           "created": "2026-11-26T04:25:41.793Z",
+         *           "paid_at": "2026-11-26T04:25:41.866Z",
+         *           "updated": "2026-11-26T04:25:41.866Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15659,12 +16194,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:22.981Z",
+         *           "finalized_at": "2026-11-26T04:25:41.828Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15674,7 +16209,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:22.981Z",
+         *           "updated": "2026-11-26T04:25:41.828Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15710,19 +16245,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hjfx71afxw0p1fqv3gemv9y",
+         *       "id": "evt_prod_06h1c6h57t2czqg02j9xjb0755xxa",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hj8xgts9dv547h2s63fgzfj",
+         *           "id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hj90xwtdrffzgchvek3jdcc",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h5358c5tsp1mfzhkkrz013e",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15731,11 +16266,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.143Z",
+         *           "created": "2026-11-26T04:25:41.912Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:23.159Z",
+         *           "updated": "2026-11-26T04:25:41.926Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15743,12 +16278,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:23.159Z",
+         *           "finalized_at": "2026-11-26T04:25:41.926Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5hjdet379zhd62ct3vbycq3r",
+         *           "payment_intent": "pi_prod_06h1c6h56c1r3hbvtqdht67jxzasa",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15787,19 +16322,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1c5hjqw9djzesra5bgwrjf4hh4",
+         *       "id": "evt_prod_06h1c6h5da3490ee2fynhx80wn6fm",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hjj88e757wjq2kn2habf1y0",
+         *           "id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hjjehfnyf33v85ncearmztc",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h590p1g625cnps38wghr67y",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15808,11 +16343,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.218Z",
+         *           "created": "2026-11-26T04:25:41.960Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:23.237Z",
+         *           "updated": "2026-11-26T04:25:41.973Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15820,12 +16355,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:23.237Z",
+         *           "finalized_at": "2026-11-26T04:25:41.973Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5hjpy6d2x5qqtp3dm8n3br88",
+         *           "payment_intent": "pi_prod_06h1c6h5c5a8dh4pxrgpjmthm5sh8",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15864,19 +16399,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1c5hmvzatbrkxemj2a9f5e66ym",
+         *       "id": "evt_prod_06h1c6h73v1r50ajb5y1xnqbd77my",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795753283,
+         *       "created": 1795753542,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hka5w0ctymz5150e6z4d3ej",
+         *           "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hkbbjgvxdkkdph9nd0rkp8g",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15885,19 +16420,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:21:23.409Z",
+         *           "created": "2026-11-26T04:25:42.125Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:21:23.394Z",
+         *           "updated": "2026-11-27T04:25:42.109Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:21:23.394Z",
+         *           "due_date": "2026-11-27T04:25:42.109Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:21:23.394Z",
+         *           "overdue_at": "2026-11-27T04:25:42.109Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:23.447Z",
+         *           "finalized_at": "2026-11-26T04:25:42.139Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15910,7 +16445,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:23.447Z",
+         *           "updated": "2026-11-26T04:25:42.139Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15945,19 +16480,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1c5hjx8pqhxwee4a01dkr89220",
+         *       "id": "evt_prod_06h1c6h5jxrmjaedssjf85q6dwt0c",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hjsvb3p56mnthh5c254hy9c",
+         *           "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hjsvb3p56mnthh5c254hy9e",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15966,19 +16501,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:21:23.278Z",
+         *           "created": "2026-11-26T04:25:42.004Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:23.302Z",
+         *           "updated": "2026-11-26T04:25:42.038Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:21:23.302Z",
+         *           "voided_at": "2026-11-26T04:25:42.038Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:23.289Z",
+         *           "finalized_at": "2026-11-26T04:25:42.016Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15992,7 +16527,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:21:23.289Z",
+         *           "updated": "2026-11-26T04:25:42.016Z",
          *           "voided_at": null
          *         }
          *       }
@@ -16027,19 +16562,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1c5hk5yheqpw9ccw80m471xcfw",
+         *       "id": "evt_prod_06h1c6h5sccb1j1mtg22d9059sn0j",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795666883,
+         *       "created": 1795667142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hk20swh6adpcmrkj0qzz3hc",
+         *           "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hk20swh6adpcmrkj0qzz3he",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -16048,11 +16583,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:21:23.344Z",
+         *           "created": "2026-11-26T04:25:42.059Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:21:23.374Z",
+         *           "updated": "2026-11-26T04:25:42.089Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -16060,7 +16595,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:23.358Z",
+         *           "finalized_at": "2026-11-26T04:25:42.074Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -16070,11 +16605,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:21:23.374Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:25:42.089Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:21:23.358Z",
+         *           "updated": "2026-11-26T04:25:42.074Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -16109,19 +16644,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c5hj73he8ndrrjcr88hdj058e",
+         *       "id": "evt_prod_06h1c6h521rr0b6tz9zsw41a0z6nm",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795666883,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hhf6211fq1qfswt2qfmc2sm",
+         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hhf8zy1armjaxhz7hkecrga",
-         *               "price": "price_prod_06h1c5hdyyb05ag6y2v37fdynvpb8",
+         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
+         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -16130,11 +16665,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:21:22.937Z",
-         *           "paid_at": "2026-11-26T04:21:23.035Z",
-         *           "updated": "2026-11-26T04:21:23.035Z",
+         *           "created": "2026-11-26T04:25:41.793Z",
+         *           "paid_at": "2026-11-26T04:25:41.866Z",
+         *           "updated": "2026-11-26T04:25:41.866Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -16142,12 +16677,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:21:22.981Z",
+         *           "finalized_at": "2026-11-26T04:25:41.828Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5hhs6r38hc0b57syfb52cqjy",
+         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -16186,19 +16721,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1c5hn35pfz3qdrkeknyts80zdw",
+         *       "id": "evt_prod_06h1c6h79q8ymh0z4bahx9y1k2k4j",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796012483,
+         *       "created": 1796012742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5hn2qerf1tszryj62w8jna2j",
+         *           "id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5hn30rh8c7e1anabtp9fgp7a",
-         *               "price": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *               "id": "il_prod_06h1c6h79h0c4kknj7wpyz300rfky",
+         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -16207,20 +16742,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:21:23.612Z",
+         *           "created": "2026-11-30T04:25:42.271Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:21:23.612Z",
+         *           "updated": "2026-11-30T04:25:42.271Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *           "description": "Subscription sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1c5hm3xfhd6yf1zscv07h4yyd0",
+         *           "subscription": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -16263,20 +16798,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hemptck78spdfctg21cnpf6",
+         *       "id": "evt_prod_06h1c6h3dgp124rk37t3m68xc2bw6",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:21:22.208Z",
-         *           "updated": "2026-11-26T04:21:22.208Z",
+         *           "created": "2026-11-26T04:25:41.482Z",
+         *           "updated": "2026-11-26T04:25:41.482Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -16338,27 +16873,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hepyh1b3k2jedvy7xt95bhm",
+         *       "id": "evt_prod_06h1c6h3fp07nwc4mefjn4w7mpmgt",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:21:22.208Z",
-         *           "updated": "2026-11-26T04:21:22.229Z",
+         *           "created": "2026-11-26T04:25:41.482Z",
+         *           "updated": "2026-11-26T04:25:41.499Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:21:22.208Z"
+         *           "updated": "2026-11-26T04:25:41.482Z"
          *         }
          *       }
          *     }
@@ -16392,27 +16927,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5hf2hsay2xfh0r840zm09g88",
+         *       "id": "evt_prod_06h1c6h3kfxy4k01n3g0b0qfqrnga",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5hevap8kc2qsacccfrpt4ptc",
+         *           "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:21:22.266Z",
+         *           "created": "2026-11-26T04:25:41.515Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:21:22.323Z",
+         *           "updated": "2026-11-26T04:25:41.530Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:22.266Z",
+         *           "updated": "2026-11-26T04:25:41.515Z",
          *           "deleted": null
          *         }
          *       }
@@ -16473,24 +17008,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hf5dmt69a39arjfmrz6n6r2",
+         *       "id": "evt_prod_06h1c6h3nc1cj05xp5jp3d00g6qgg",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *           "end": null,
-         *           "start": "2026-11-26T04:21:22.343Z",
+         *           "start": "2026-11-26T04:25:41.543Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *             "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:21:22.123Z",
-         *             "updated": "2026-11-26T04:21:22.343Z",
+         *             "created": "2026-11-26T04:25:41.418Z",
+         *             "updated": "2026-11-26T04:25:41.543Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16503,7 +17038,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false
          *         }
          *       }
@@ -16556,24 +17091,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfd9wsmdxyttbd680hfgs1g",
+         *       "id": "evt_prod_06h1c6h3rfqg5bmenjtyfp98ctqqa",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *           "end": null,
-         *           "start": "2026-11-26T04:21:22.387Z",
+         *           "start": "2026-11-26T04:25:41.568Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
+         *             "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:21:22.146Z",
-         *             "updated": "2026-11-26T04:21:22.387Z",
+         *             "created": "2026-11-26T04:25:41.434Z",
+         *             "updated": "2026-11-26T04:25:41.568Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16586,18 +17121,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:21:22.343Z",
+         *           "start": "2026-11-26T04:25:41.543Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *             "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:21:22.123Z",
-         *             "updated": "2026-11-26T04:21:22.343Z",
+         *             "created": "2026-11-26T04:25:41.418Z",
+         *             "updated": "2026-11-26T04:25:41.543Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16642,24 +17177,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5hfnqz1k7j2n8m31yxt9yeg8",
+         *       "id": "evt_prod_06h1c6h3smnznvy0verjffnhvegyj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5hf55c851zme5t4cqpfdv178",
+         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
          *           "end": null,
-         *           "start": "2026-11-26T04:21:22.387Z",
+         *           "start": "2026-11-26T04:25:41.568Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5hecb81ej6y84bzqwbpdfv64",
+         *             "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:21:22.146Z",
-         *             "updated": "2026-11-26T04:21:22.387Z",
+         *             "created": "2026-11-26T04:25:41.434Z",
+         *             "updated": "2026-11-26T04:25:41.568Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16673,7 +17208,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1c5hem0bzjgy10812fpzersqwa",
+         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -16730,20 +17265,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5he9m3r2amdsjr1701phamy0",
+         *       "id": "evt_prod_06h1c6h35kqa7qj7xm4dcv236phbg",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.123Z",
-         *           "updated": "2026-11-26T04:21:22.123Z",
+         *           "created": "2026-11-26T04:25:41.418Z",
+         *           "updated": "2026-11-26T04:25:41.418Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16825,20 +17360,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hee0mknkxeesn681kp1fkzw",
+         *       "id": "evt_prod_06h1c6h38xhjs1b6jrbn3kersr59e",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5he9d5f45r8s63h5pdf1znac",
+         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.123Z",
-         *           "updated": "2026-11-26T04:21:22.159Z",
+         *           "created": "2026-11-26T04:25:41.418Z",
+         *           "updated": "2026-11-26T04:25:41.445Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16852,7 +17387,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:21:22.123Z"
+         *           "updated": "2026-11-26T04:25:41.418Z"
          *         }
          *       }
          *     }
@@ -16886,21 +17421,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5hehgpyc0wgfn40k1narvhjy",
+         *       "id": "evt_prod_06h1c6h3bxqx7jg72e5vxc59y9cd6",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5heg1m7nwn1bb19f130d1s9e",
+         *           "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:21:22.176Z",
+         *           "created": "2026-11-26T04:25:41.460Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:21:22.187Z",
+         *           "updated": "2026-11-26T04:25:41.470Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16914,7 +17449,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:21:22.176Z",
+         *           "updated": "2026-11-26T04:25:41.460Z",
          *           "deleted": null
          *         }
          *       }
@@ -16988,21 +17523,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hdtz9ry03pjkr58h6yzxa9c",
+         *       "id": "evt_prod_06h1c6h2tqxz4p5gcm5mk45bjvsag",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *           "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:21:22.001Z",
-         *           "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
-         *           "updated": "2026-11-26T04:21:22.001Z",
+         *           "created": "2026-11-26T04:25:41.332Z",
+         *           "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *           "updated": "2026-11-26T04:25:41.332Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17079,21 +17614,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5he1vk35vkna0j2xssn2w04y",
+         *       "id": "evt_prod_06h1c6h2yp7sb7tyv0x0s8stma34e",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5hdt7wpck22s87t1er2cz4st",
+         *           "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:21:22.001Z",
-         *           "product": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
-         *           "updated": "2026-11-26T04:21:22.058Z",
+         *           "created": "2026-11-26T04:25:41.332Z",
+         *           "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *           "updated": "2026-11-26T04:25:41.363Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17105,7 +17640,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:22.001Z",
+         *           "updated": "2026-11-26T04:25:41.332Z",
          *           "nickname": null
          *         }
          *       }
@@ -17140,22 +17675,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5he6bnj4y1zdh66m1jakqmkg",
+         *       "id": "evt_prod_06h1c6h32chwywjkccqrfd7a8ghqm",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5he4pnpkh38re65kdk9eearr",
+         *           "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:21:22.085Z",
+         *           "created": "2026-11-26T04:25:41.383Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
-         *           "updated": "2026-11-26T04:21:22.097Z",
+         *           "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *           "updated": "2026-11-26T04:25:41.394Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17164,7 +17699,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:22.085Z",
+         *           "updated": "2026-11-26T04:25:41.383Z",
          *           "deleted": null
          *         }
          *       }
@@ -17234,20 +17769,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hdg1wrkb7m9j1ssb58d5g34",
+         *       "id": "evt_prod_06h1c6h2nz2nkhpw731w5d6s18v5t",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795666881,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *           "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:21:21.915Z",
-         *           "updated": "2026-11-26T04:21:21.915Z",
+         *           "created": "2026-11-26T04:25:41.293Z",
+         *           "updated": "2026-11-26T04:25:41.293Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -17308,26 +17843,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hdmtggxeq6qrckppdwqgpke",
+         *       "id": "evt_prod_06h1c6h2qj9apbay74gf100a11mbe",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795666881,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5hdfc1kr4a6agwr2cmfxyr7m",
+         *           "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:21:21.915Z",
-         *           "updated": "2026-11-26T04:21:21.957Z",
+         *           "created": "2026-11-26T04:25:41.293Z",
+         *           "updated": "2026-11-26T04:25:41.307Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:21.915Z",
+         *           "updated": "2026-11-26T04:25:41.293Z",
          *           "description": null
          *         }
          *       }
@@ -17362,27 +17897,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5he865fg0jh10e597krjc6he",
+         *       "id": "evt_prod_06h1c6h34294g7y0va4gy1jsywn7r",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5hdpc3bcx8gvj3raymts3g7w",
+         *           "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:21:21.971Z",
+         *           "created": "2026-11-26T04:25:41.320Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:21:22.111Z",
+         *           "updated": "2026-11-26T04:25:41.407Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:21.971Z",
+         *           "updated": "2026-11-26T04:25:41.320Z",
          *           "deleted": null
          *         }
          *       }
@@ -17442,21 +17977,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hh97embgkvp1zh2yvwdfh78",
+         *       "id": "evt_prod_06h1c6h4dgq16p4h89s8y75aj7y66",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *           "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:21:22.888Z",
-         *           "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
-         *           "updated": "2026-11-26T04:21:22.888Z",
+         *           "created": "2026-11-26T04:25:41.738Z",
+         *           "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *           "updated": "2026-11-26T04:25:41.738Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17523,21 +18058,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hh9kgx52em861yy8k6ka9et",
+         *       "id": "evt_prod_06h1c6h4dvhj30abj4np1085c344y",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5hh93d261a46kqryc7rexnfc",
+         *           "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:21:22.888Z",
-         *           "payment": "py_prod_06h1c5hfv0na1d4jrfmvetyknygx8",
-         *           "updated": "2026-11-26T04:21:22.891Z",
+         *           "created": "2026-11-26T04:25:41.738Z",
+         *           "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *           "updated": "2026-11-26T04:25:41.742Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17546,7 +18081,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:21:22.888Z"
+         *           "updated": "2026-11-26T04:25:41.738Z"
          *         }
          *       }
          *     }
@@ -17580,21 +18115,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5hhdaky6sqzz2hdvgjn99e8w",
+         *       "id": "evt_prod_06h1c6h4h2mfvftj03d7htmq6qf1p",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795666882,
+         *       "created": 1795667141,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5hhcgesernn6fqgsbsxyf9yt",
+         *           "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:21:22.916Z",
-         *           "payment": "py_prod_06h1c5hh2zndynpwrd840aqxj62bt",
-         *           "updated": "2026-11-26T04:21:22.919Z",
+         *           "created": "2026-11-26T04:25:41.764Z",
+         *           "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
+         *           "updated": "2026-11-26T04:25:41.767Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17603,7 +18138,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:21:22.916Z",
+         *           "updated": "2026-11-26T04:25:41.764Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -17638,21 +18173,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5h9fcq646r0t57q4r500za8y",
+         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795666880,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1c5h9eyrsvqejr7qsggk48vtsc",
+         *           "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T04:21:20.887Z",
-         *           "display": "st_prod_…v20a",
+         *           "created": "2026-11-26T04:25:40.558Z",
+         *           "display": "st_prod_…72yg",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -17709,22 +18244,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1c5hb2955kp663hykgdwhx76gj",
+         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1c5hahdsnfb0ycpd9z6v5b6v76",
+         *           "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T04:21:21.163Z",
-         *           "display": "pt_prod_…yn7y",
-         *           "revoked_at": "2026-11-26T04:21:21.297Z",
+         *           "created": "2026-11-26T04:25:40.645Z",
+         *           "display": "pt_prod_…g9c0",
+         *           "revoked_at": "2026-11-26T04:25:40.664Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -17763,23 +18298,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5hcmp9t4kvt98r4v1xe5tjn2",
+         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.685Z",
+         *           "updated": "2026-11-26T04:25:40.689Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -17855,23 +18390,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hcrm2bwww28kpg7tezj5gty",
+         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.730Z",
+         *           "updated": "2026-11-26T04:25:40.724Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -17881,7 +18416,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:21.685Z",
+         *           "updated": "2026-11-26T04:25:40.689Z",
          *           "description": null
          *         }
          *       }
@@ -17916,35 +18451,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5hdd77feehesa0say0hxymer",
+         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:21:21.896Z",
+         *           "updated": "2026-11-26T04:25:40.803Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.862Z",
+         *           "updated": "2026-11-26T04:25:40.782Z",
          *           "deleted": null
          *         }
          *       }
@@ -18015,23 +18550,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1c5hcz4xfp6n4g3wr9v7n299mr",
+         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:21:21.783Z",
+         *           "updated": "2026-11-26T04:25:40.747Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -18042,7 +18577,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.730Z"
+         *           "updated": "2026-11-26T04:25:40.724Z"
          *         }
          *       }
          *     }
@@ -18076,23 +18611,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1c5hd62ps0qsddgeysnqtq3h34",
+         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.839Z",
+         *           "updated": "2026-11-26T04:25:40.762Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -18103,7 +18638,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:21:21.783Z"
+         *           "updated": "2026-11-26T04:25:40.747Z"
          *         }
          *       }
          *     }
@@ -18137,33 +18672,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1c5hdamdc4vdpben1pbhqy3qrr",
+         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795666881,
+         *       "created": 1795667140,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c5hcjr0eypek3khc9p96fzwpj",
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:21:21.685Z",
+         *           "created": "2026-11-26T04:25:40.689Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:21:21.862Z",
+         *           "updated": "2026-11-26T04:25:40.782Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:21:21.862Z"
+         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:21:21.839Z",
+         *           "updated": "2026-11-26T04:25:40.762Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -18193,6 +18728,201 @@ export type components = {
                 object: components["schemas"]["WebhookEndpoint"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
                 previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_in`.
+         * @example {
+         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "object": "event",
+         *       "type": "user.signed_in",
+         *       "sequence": 1,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedInWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AuditUserPreviousAttributes: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id?: string;
+            /** @constant */
+            object?: "user";
+            email?: string;
+            name?: string | null;
+            /** @enum {string} */
+            role?: "owner" | "admin" | "developer" | "viewer";
+        };
+        /**
+         * @description The webhook body of `user.sign_in_failed`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "object": "event",
+         *       "type": "user.sign_in_failed",
+         *       "sequence": 2,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignInFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_out`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "object": "event",
+         *       "type": "user.signed_out",
+         *       "sequence": 4,
+         *       "created": 1795667141,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedOutWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.password_changed`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "object": "event",
+         *       "type": "user.password_changed",
+         *       "sequence": 3,
+         *       "created": 1795667141,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserPasswordChangedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -33250,6 +33980,178 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedInWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedInWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignInFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignInFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedOutWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedOutWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userPasswordChangedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserPasswordChangedWebhookEvent"];
             };
         };
         responses: {
