@@ -132,6 +132,7 @@ describe("GET /{account_id}/events/{event_id} and its deliveries", () => {
         "previous_data",
         "metadata",
         "correlation_id",
+        "request_id",
         "version",
         "sequence",
         "created",
