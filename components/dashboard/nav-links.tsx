@@ -15,6 +15,7 @@ const LINKS = [
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },
   { href: "/settings", label: "Settings" },
+  { href: "/logs", label: "Logs" },
 ];
 
 /**

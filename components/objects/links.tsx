@@ -19,6 +19,7 @@ const ROUTES: [prefix: string, segment: string][] = [
   [ID_PREFIXES.checkoutSession, "checkout-sessions"],
   [ID_PREFIXES.event, "events"],
   [ID_PREFIXES.webhookEndpoint, "webhooks"],
+  [ID_PREFIXES.request, "logs"],
 ];
 
 /** The dashboard page of any object id, or undefined for an id the dashboard has no page for. */

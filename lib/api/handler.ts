@@ -198,7 +198,8 @@ export function handle<
     // What the request log needs of the attempt, as far as it got (lib/request-logs).
     const seen: { ctx: ServiceContext | null; body: string | null } = { ctx: null, body: null };
     const response = await answer(request, context, requestId, seen);
-    if (operation.requestLog === "errors" && response.status < 400) return response;
+    // Health probes are no account's requests: a load balancer's every few seconds would bury the log.
+    if ((operation.requestLog === "errors" || operation.probe) && response.status < 400) return response;
     recordRequest({
       requestId,
       started,
