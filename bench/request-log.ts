@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     });
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const [{ count }] = (await sql`select count(*)::int as count from request_logs where account_id = ${exactAccount}`) as unknown as [{ count: number }];
-    log(`sent ${result.requests.sent}, answered ${result.requests.total} (non-2xx ${result.non2xx}, errors ${result.errors}), rows ${count}: ${count === result.requests.total ? "equal" : "DIFFERENT"}  (load ${loadAverage()})`);
+    log(`sent ${result.requests.sent}, answered ${result.requests.total} (non-2xx ${result.non2xx}, errors ${result.errors}), rows ${count}: ${count === result.requests.sent ? "equal to the requests sent" : "DIFFERENT from the requests sent"} (requests in flight when the load stopped are answered after it counts)  (load ${loadAverage()})`);
 
     console.log(`\n3. Reads: ${ROWS.toLocaleString("en")} requests in one account`);
     const readAccount = newId("account");

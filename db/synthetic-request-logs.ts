@@ -10,16 +10,18 @@ import type { Executor } from "./client";
  * digits): valid request ids that sort in creation order among themselves. Ends with ANALYZE
  * (autovacuum is off on the benchmark machine).
  */
+const ROOT = "/api";
+
 export const SYNTHETIC_OPERATIONS = [
-  { operation: "getCustomer", method: "GET", path: "/api/customers/cus_prod_" },
-  { operation: "listCustomers", method: "GET", path: "/api/customers" },
-  { operation: "listInvoices", method: "GET", path: "/api/invoices" },
-  { operation: "getInvoice", method: "GET", path: "/api/invoices/in_prod_" },
-  { operation: "listEvents", method: "GET", path: "/api/events" },
-  { operation: "createCustomer", method: "POST", path: "/api/customers" },
-  { operation: "createPaymentIntent", method: "POST", path: "/api/payment-intents" },
-  { operation: "finalizeInvoice", method: "POST", path: "/api/invoices/in_prod_" },
-  { operation: "deleteCustomer", method: "DELETE", path: "/api/customers/cus_prod_" },
+  { operation: "getCustomer", method: "GET", path: `${ROOT}/customers/cus_prod_` },
+  { operation: "listCustomers", method: "GET", path: `${ROOT}/customers` },
+  { operation: "listInvoices", method: "GET", path: `${ROOT}/invoices` },
+  { operation: "getInvoice", method: "GET", path: `${ROOT}/invoices/in_prod_` },
+  { operation: "listEvents", method: "GET", path: `${ROOT}/events` },
+  { operation: "createCustomer", method: "POST", path: `${ROOT}/customers` },
+  { operation: "createPaymentIntent", method: "POST", path: `${ROOT}/payment-intents` },
+  { operation: "finalizeInvoice", method: "POST", path: `${ROOT}/invoices/in_prod_` },
+  { operation: "deleteCustomer", method: "DELETE", path: `${ROOT}/customers/cus_prod_` },
 ] as const;
 
 /** Status codes by weight (out of 1000): 2xx mostly, some 4xx, a few 5xx. */
@@ -42,6 +44,7 @@ export async function loadSyntheticRequestLogs(
   const perDay = Math.ceil(input.rows / input.days);
   const spanMs = input.days * 86_400_000;
   const start = input.now.getTime() - spanMs;
+  const step = spanMs / input.rows;
   const operations = sql.raw(
     `(values ${SYNTHETIC_OPERATIONS.map((op, i) => `(${i}, '${op.operation}', '${op.method}', '${op.path}')`).join(", ")}) as op(n, operation, method, path)`,
   );
@@ -62,8 +65,8 @@ export async function loadSyntheticRequestLogs(
       insert into request_logs (id, created, account_id, livemode, token_id, method, operation_id, path, query, status,
         status_class, error_code, duration_ms, client_address, user_agent, idempotency_key, idempotent_replayed, request_headers)
       select
-        ${`req_${input.environment}_`} || lpad((${start}::bigint + g * ${spanMs / input.rows})::bigint::text, 13, '0') || lpad(g::text, 16, '0'),
-        to_timestamp((${start}::bigint + g * ${spanMs / input.rows}) / 1000.0),
+        ${`req_${input.environment}_`} || lpad((${start}::bigint + floor(g * ${step}::float8))::bigint::text, 13, '0') || lpad(g::text, 16, '0'),
+        to_timestamp((${start}::bigint + floor(g * ${step}::float8)) / 1000.0),
         ${input.accountId}, true,
         (${sql.raw(tokens)})[1 + (g % ${input.tokenIds.length})],
         op.method, op.operation,

@@ -1,8 +1,8 @@
 /**
- * `npm run --silent logs -- --base-url <https://…/api> --token <st_…> [--status 4xx] [--operation createCustomer] [--method POST] [--path /api/customers]`
+ * `npm run --silent logs -- --base-url <https://…/api> --token <st_…> [--status 4xx] [--operation createCustomer] [--method POST] [--path <path prefix>]`
  *
  * Streams the account's API requests as they happen, one line each: time, status, method, path,
- * duration, request id (docs/request-logs.md, "logs tail"). It polls GET /request-logs; rows are
+ * duration, request id (docs/request-logs.md, "The logs tail"). It polls GET /request-logs; rows are
  * written in batches and a slow request's row can land after a faster, newer one, so each poll
  * re-reads the last LAG_MS before the newest row seen and prints only the ids it has not printed.
  * After a lost connection it retries with backoff and resumes from the newest row it printed; ^C
@@ -14,7 +14,7 @@ type Row = { id: string; created: string; status: number; method: string; path: 
 type Page = { items: Row[]; has_more: boolean };
 
 const USAGE =
-  "Usage: npm run --silent logs -- --base-url <https://…/api> --token <st_…> [--status 404|4xx|5xx] [--operation <operationId>] [--method GET|POST|…] [--path </api/…>] [--interval-ms 1000]";
+  "Usage: npm run --silent logs -- --base-url <https://…/api> --token <st_…> [--status 404|4xx|5xx] [--operation <operationId>] [--method GET|POST|…] [--path <path prefix>] [--interval-ms 1000]";
 
 /** How far behind the newest row seen each poll looks again: the writer's interval and then some. */
 const LAG_MS = 5_000;

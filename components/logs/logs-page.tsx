@@ -12,6 +12,8 @@ import { StatusCode } from "./status";
 const FILTERS = ["status", "method", "operation", "path"] as const;
 type Filter = (typeof FILTERS)[number];
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Stored paths are as sent, API root included. */
+const API_ROOT = "/api";
 
 /**
  * The request log (docs/request-logs.md): the newest requests first, filtered by the URL's
@@ -61,7 +63,7 @@ export function LogsPage({ accountId }: { accountId: string }) {
               value={draft[name] ?? ""}
               onChange={(event) => setDraft({ ...draft, [name]: event.target.value.trim() })}
               className={inputClass}
-              placeholder={{ status: "4xx", method: "POST", operation: "createCustomer", path: "/api/customers" }[name]}
+              placeholder={{ status: "4xx", method: "POST", operation: "createCustomer", path: `${API_ROOT}/customers` }[name]}
             />
           </label>
         ))}

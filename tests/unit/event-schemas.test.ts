@@ -25,6 +25,7 @@ function rowOf(event: Json): EventRow {
     previousData: event.previous_data,
     metadata: event.metadata,
     correlationId: event.correlation_id,
+    requestId: event.request_id,
     version: event.version,
     sequence: event.sequence,
     created: new Date(event.created as string),
