@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -25,6 +25,13 @@ export const invoices = pgTable(
     /** The subscription it bills, when there is one (subscriptions arrive later). */
     subscriptionId: text("subscription_id"),
     status: invoiceStatusEnum("status").notNull(),
+    /**
+     * `{invoice_prefix}-{sequence}`, given at finalization from invoice_number_sequences in the
+     * same transaction (gapless per account; a sandbox is an account of its own). Null on drafts.
+     */
+    number: text("number"),
+    /** The position in the account's sequence (what `number` ends with). */
+    numberSequence: bigint("number_sequence", { mode: "number" }),
     currency: text("currency").notNull(),
     subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull().default(0),
     discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
@@ -53,6 +60,7 @@ export const invoices = pgTable(
     index("invoices_customer_idx").on(t.customerId, t.created, t.id),
     index("invoices_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     index("invoices_subscription_idx").on(t.subscriptionId),
+    uniqueIndex("invoices_account_number_sequence_idx").on(t.accountId, t.numberSequence),
     // The clock's due queries: open invoices by due date and by next dunning attempt.
     index("invoices_due_date_idx")
       .on(t.accountId, t.dueDate)
@@ -82,3 +90,16 @@ export const invoiceLines = pgTable(
   },
   (t) => [index("invoice_lines_invoice_idx").on(t.invoiceId, t.created, t.id)],
 );
+
+/**
+ * The last invoice number given per account. Finalizing increments its row with
+ * `insert … on conflict do update … returning` in the finalizing transaction: the row lock
+ * serializes concurrent finalizers of one account until they commit, and a rolled-back
+ * finalization gives its number back, so numbers are gapless.
+ */
+export const invoiceNumberSequences = pgTable("invoice_number_sequences", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  lastValue: bigint("last_value", { mode: "number" }).notNull(),
+});

@@ -1,4 +1,5 @@
 import type { Operation } from "@/lib/api/operation";
+import { accountSettingsOperations } from "@/lib/account-settings/operations";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { billingStatusOperations } from "@/lib/billing-status/operations";
 import { checkoutOperations } from "@/lib/checkout/operations";
@@ -41,4 +42,5 @@ export const API_OPERATIONS: Operation[] = [
   ...apiTokenOperations,
   ...testClockOperations,
   ...metaOperations,
+  ...accountSettingsOperations,
 ];

@@ -1,3 +1,4 @@
+import { accountSettingsHandlers } from "@/lib/account-settings/handlers";
 import { apiTokenHandlers } from "@/lib/api-tokens/handlers";
 import { billingStatusHandlers } from "@/lib/billing-status/handlers";
 import { checkoutHandlers } from "@/lib/checkout/handlers";
@@ -37,6 +38,7 @@ export const API_HANDLERS = [
   ...apiTokenHandlers,
   ...testClockHandlers,
   ...metaHandlers,
+  ...accountSettingsHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

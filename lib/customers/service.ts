@@ -8,6 +8,7 @@ import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { postalAddress } from "@/lib/account-settings/address";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
@@ -33,6 +34,9 @@ export async function createCustomer({ ctx, input }: Verb<z.output<typeof Custom
         accountId: ctx.accountId,
         email: input.email,
         name: input.name ?? null,
+        address: postalAddress(input.address),
+        preferredLocale: input.preferred_locale ?? null,
+        taxIds: input.tax_ids ?? [],
         customFields: input.custom_fields ?? {},
         metadata: input.metadata ?? {},
         created: now,
@@ -88,12 +92,18 @@ export async function updateCustomer({
     const next = {
       email: changes.email ?? before.email,
       name: changes.name === undefined ? before.name : changes.name,
+      address: changes.address === undefined ? before.address : postalAddress(changes.address),
+      preferredLocale: changes.preferred_locale === undefined ? before.preferredLocale : changes.preferred_locale,
+      taxIds: changes.tax_ids ?? before.taxIds,
       customFields: patchRecord(before.customFields, changes.custom_fields),
       metadata: patchRecord(before.metadata, changes.metadata),
     };
     const unchanged =
       next.email === before.email &&
       next.name === before.name &&
+      JSON.stringify(postalAddress(next.address)) === JSON.stringify(postalAddress(before.address)) &&
+      next.preferredLocale === before.preferredLocale &&
+      JSON.stringify(next.taxIds) === JSON.stringify(before.taxIds) &&
       JSON.stringify(next.customFields) === JSON.stringify(before.customFields) &&
       JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
     // No state change, no event.

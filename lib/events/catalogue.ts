@@ -68,6 +68,8 @@ export const EVENT_CATALOGUE = [
   { group: "Price", aggregateType: "price", types: ["price.created", "price.updated", "price.deleted"] },
   { group: "Product", aggregateType: "product", types: ["product.created", "product.updated", "product.deleted"] },
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
+  // Our own, beyond the spec's 51 (in their own namespace).
+  { group: "Account settings", aggregateType: "account_settings", types: ["account.settings_updated"] },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -130,6 +132,7 @@ export const EVENT_DESCRIPTIONS = {
   "refund.created": "A refund was created and is pending.",
   "refund.updated": "A refund's status changed (for example it succeeded).",
   "refund.failed": "A refund failed; `failure_reason` says why.",
+  "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AccountSettings } from "@/lib/account-settings/schema";
 import { CheckoutSession } from "@/lib/checkout/schema";
 import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
@@ -30,6 +31,7 @@ export const AGGREGATE_SCHEMAS = {
   price: Price,
   product: Product,
   refund: Refund,
+  account_settings: AccountSettings,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

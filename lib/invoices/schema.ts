@@ -93,6 +93,11 @@ export const Invoice = z
     customer: z.string(),
     subscription: z.string().nullable(),
     status: z.enum(INVOICE_STATUSES),
+    number: z.string().nullable().meta({
+      description:
+        "`{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.",
+      example: "ACME-0001",
+    }),
     currency: z.string(),
     subtotal_atom: z.number().int().meta({ description: "Σ line amounts." }),
     discount_atom: z.number().int().meta({ description: "Set at finalization from the customer's discount." }),

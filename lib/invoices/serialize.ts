@@ -29,6 +29,7 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     customer: invoice.customerId,
     subscription: invoice.subscriptionId,
     status: invoice.status,
+    number: invoice.number,
     currency: invoice.currency,
     subtotal_atom: invoice.subtotalAtom,
     discount_atom: invoice.discountAtom,

@@ -13,6 +13,7 @@ import { applyDiscounts, type Discount } from "@/lib/money";
 import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow } from "./lines";
+import { takeInvoiceNumber } from "./numbers";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
@@ -148,10 +149,14 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     const discount = await discountFor(tx, invoice, now);
     const { subtotalAtom } = draftTotals(lines);
     const { discountAtom, totalAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
+    // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
+    const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
     const open = one(await tx
       .update(invoices)
       .set({
         status: "open",
+        number,
+        numberSequence: sequence,
         subtotalAtom,
         discountAtom,
         totalAmountAtom: totalAtom,
@@ -198,6 +203,8 @@ export async function previewInvoice({
     ...header,
     subscriptionId: input.subscription ?? null,
     status: "draft",
+    number: null,
+    numberSequence: null,
     subtotalAtom,
     discountAtom,
     totalAmountAtom: totalAtom,

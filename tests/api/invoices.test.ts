@@ -108,6 +108,7 @@ describe("invoices", () => {
       customer: customerId,
       subscription: null,
       status: "draft",
+      number: null,
       currency: "usd",
       subtotal_atom: 3 * 1250 + 499,
       discount_atom: 0,

@@ -169,4 +169,8 @@ export const OPERATIONS = {
   getHealth: { method: "GET", path: "/health" },
   getReadiness: { method: "GET", path: "/health/ready" },
   getOpenApiDocument: { method: "GET", path: "/openapi.json" },
+  getAccountSettings: { method: "GET", path: "/{account_id}/account-settings" },
+  getAccountSettingsForTokenAccount: { method: "GET", path: "/account-settings" },
+  updateAccountSettings: { method: "POST", path: "/{account_id}/account-settings" },
+  updateAccountSettingsForTokenAccount: { method: "POST", path: "/account-settings" },
 } as const;

@@ -1,0 +1,19 @@
+CREATE TABLE "invoice_number_sequences" (
+	"account_id" text PRIMARY KEY NOT NULL,
+	"last_value" bigint NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "business_name" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "address" jsonb;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "tax_id" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "support_email" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "invoice_prefix" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "invoice_footer" text;--> statement-breakpoint
+ALTER TABLE "accounts" ADD COLUMN "default_locale" text DEFAULT 'en' NOT NULL;--> statement-breakpoint
+ALTER TABLE "customers" ADD COLUMN "address" jsonb;--> statement-breakpoint
+ALTER TABLE "customers" ADD COLUMN "preferred_locale" text;--> statement-breakpoint
+ALTER TABLE "customers" ADD COLUMN "tax_ids" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "invoices" ADD COLUMN "number" text;--> statement-breakpoint
+ALTER TABLE "invoices" ADD COLUMN "number_sequence" bigint;--> statement-breakpoint
+ALTER TABLE "invoice_number_sequences" ADD CONSTRAINT "invoice_number_sequences_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "invoices_account_number_sequence_idx" ON "invoices" USING btree ("account_id","number_sequence");
