@@ -29,6 +29,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   product: 0.2,
   refund: 0.5,
   account_settings: 0.05,
+  tax_rate: 0.05,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -45,6 +46,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   product: "prod_",
   refund: "re_",
   account_settings: "acc_",
+  tax_rate: "txr_",
 };
 
 export type LoadOptions = {

@@ -39,6 +39,8 @@ export const accounts = pgTable(
     invoicePrefix: text("invoice_prefix"),
     invoiceFooter: text("invoice_footer"),
     defaultLocale: text("default_locale").notNull().default("en"),
+    /** The tax rate (`txr_…`) of invoice lines that name none, when the customer has no default either. */
+    defaultTaxRate: text("default_tax_rate"),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

@@ -18,6 +18,8 @@ export const customers = pgTable(
     address: jsonb("address").$type<PostalAddress>(),
     /** The invoice language (`en`, `fr`, `de`); null: the account's default_locale. */
     preferredLocale: text("preferred_locale"),
+    /** The tax rate (`txr_…`) of this customer's invoice lines that name none (before the account's). */
+    defaultTaxRate: text("default_tax_rate"),
     taxIds: jsonb("tax_ids").$type<CustomerTaxId[]>().notNull().default([]),
     customFields: jsonb("custom_fields").$type<Record<string, string>>().notNull().default({}),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -35,6 +36,12 @@ export const invoices = pgTable(
     currency: text("currency").notNull(),
     subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull().default(0),
     discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
+    /** Σ of the lines' taxes, inclusive and exclusive (set at finalization). */
+    taxAtom: bigint("tax_atom", { mode: "number" }).notNull().default(0),
+    /** Per tax rate: lib/tax-rates/compute.ts's TaxAmount sums. */
+    totalTaxes: jsonb("total_taxes").$type<TaxAmount[]>().notNull().default([]),
+    /** EU B2B across borders: every rate at 0 %, the buyer accounts for the VAT. */
+    reverseCharge: boolean("reverse_charge").notNull().default(false),
     totalAmountAtom: bigint("total_amount_atom", { mode: "number" }).notNull().default(0),
     dueAmountAtom: bigint("due_amount_atom", { mode: "number" }).notNull().default(0),
     paidAmountAtom: bigint("paid_amount_atom", { mode: "number" }).notNull().default(0),
@@ -86,6 +93,11 @@ export const invoiceLines = pgTable(
     quantity: integer("quantity").notNull(),
     unitAmountAtom: bigint("unit_amount_atom", { mode: "number" }).notNull(),
     amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    /** The rates the line names (`txr_…`); none: the customer's, else the account's default at finalization. */
+    taxRateIds: jsonb("tax_rate_ids").$type<string[]>().notNull().default([]),
+    /** Set at finalization: the line's share of the discount and its taxes. */
+    discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
+    taxAmounts: jsonb("tax_amounts").$type<TaxAmount[]>().notNull().default([]),
     created: createdAt(),
   },
   (t) => [index("invoice_lines_invoice_idx").on(t.invoiceId, t.created, t.id)],

@@ -57,6 +57,10 @@ export const SETTINGS_FIELDS = {
   },
   invoice_footer: { input: z.string().max(2000).nullable(), output: z.string().nullable() },
   default_locale: { input: LocaleSchema, output: LocaleSchema },
+  default_tax_rate: {
+    input: z.string().min(1).nullable().meta({ description: "An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default." }),
+    output: z.string().nullable(),
+  },
 } as const;
 
 type Fields = typeof SETTINGS_FIELDS;

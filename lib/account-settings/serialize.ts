@@ -16,6 +16,7 @@ export function serializeAccountSettings(row: AccountRow): AccountSettingsObject
     invoice_prefix: effectiveInvoicePrefix(row),
     invoice_footer: row.invoiceFooter,
     default_locale: row.defaultLocale as Locale,
+    default_tax_rate: row.defaultTaxRate,
     livemode: row.livemode,
   };
 }

@@ -6,6 +6,7 @@ import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
+import { taxRatesOf } from "@/lib/tax-rates/service";
 import { SETTINGS_FIELDS, type AccountSettingsChanges, type SettingName } from "./schema";
 import { serializeAccountSettings, type AccountRow } from "./serialize";
 
@@ -30,6 +31,9 @@ export async function updateAccountSettings({ ctx, input }: Verb<AccountSettings
   return withChangeTransaction(async (tx) => {
     const [before] = await tx.select().from(accounts).where(eq(accounts.id, ctx.accountId)).for("update");
     if (!before) throw notFound("account", ctx.accountId);
+    if (input.default_tax_rate && input.default_tax_rate !== before.defaultTaxRate) {
+      await taxRatesOf(tx, ctx.accountId, [input.default_tax_rate], "default_tax_rate");
+    }
     const set: Partial<Record<Camel<SettingName>, unknown>> = {};
     for (const name of Object.keys(COLUMNS_EXIST) as SettingName[]) {
       const value = input[name];

@@ -4,12 +4,11 @@ import { checkVAT, countries } from "jsvat";
 import { LocaleSchema, PostalAddress, PostalAddressInput } from "@/lib/account-settings/schema";
 import { DateTime, expandQuery, Metadata, MetadataPatch } from "@/lib/schemas";
 
+/** The EU member states (ISO 3166-1; Greece is GR, its VAT numbers start with EL). */
+export const EU_COUNTRIES: readonly string[] = ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"];
+
 /** The EU member states' VAT formats (jsvat also knows non-EU ones, which `eu_vat` refuses). */
-const EU_VAT_COUNTRIES = countries.filter((country) =>
-  ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"].includes(
-    country.codes[0] ?? "",
-  ),
-);
+const EU_VAT_COUNTRIES = countries.filter((country) => EU_COUNTRIES.includes(country.codes[0] ?? ""));
 
 /** An EU VAT number's country (ISO 3166-1, `GR` for `EL…`), or null when its format is invalid. */
 export function euVatCountry(value: string): string | null {
@@ -55,6 +54,7 @@ export const CustomerCreateInput = z
     address: PostalAddressInput.nullable().optional(),
     preferred_locale: LocaleSchema.nullable().optional().meta({ description: "Invoice language; null: the account's `default_locale`." }),
     tax_ids: TaxIds.optional(),
+    default_tax_rate: z.string().min(1).nullable().optional().meta({ description: "The tax rate (`txr_…`) of this customer's invoice lines that name none." }),
     custom_fields: CustomFields.optional(),
     metadata: Metadata.optional(),
   })
@@ -67,6 +67,7 @@ export const CustomerUpdateInput = z
     address: PostalAddressInput.nullable().optional(),
     preferred_locale: LocaleSchema.nullable().optional(),
     tax_ids: TaxIds.optional().meta({ description: "Replaces the customer's tax ids." }),
+    default_tax_rate: z.string().min(1).nullable().optional(),
     custom_fields: MetadataPatch.optional().meta({ description: "Custom fields to set; null removes one." }),
     metadata: MetadataPatch.optional(),
   })
@@ -81,6 +82,7 @@ export const Customer = z
     address: PostalAddress.nullable(),
     preferred_locale: LocaleSchema.nullable(),
     tax_ids: z.array(TaxId),
+    default_tax_rate: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     custom_fields: CustomFields.optional().meta({ description: "Present with expand=custom_fields." }),
     livemode: z.boolean(),

@@ -70,6 +70,7 @@ export const EVENT_CATALOGUE = [
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
   // Our own, beyond the spec's 51 (in their own namespace).
   { group: "Account settings", aggregateType: "account_settings", types: ["account.settings_updated"] },
+  { group: "Tax rate", aggregateType: "tax_rate", types: ["tax_rate.created", "tax_rate.updated"] },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -133,6 +134,8 @@ export const EVENT_DESCRIPTIONS = {
   "refund.updated": "A refund's status changed (for example it succeeded).",
   "refund.failed": "A refund failed; `failure_reason` says why.",
   "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
+  "tax_rate.created": "A tax rate was created.",
+  "tax_rate.updated": "A tax rate was changed or archived (`active` false).",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

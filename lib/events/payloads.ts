@@ -9,6 +9,7 @@ import { Payment, PaymentIntent } from "@/lib/payments/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
+import { TaxRate } from "@/lib/tax-rates/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
 import EXAMPLES from "./examples.json" with { type: "json" };
@@ -32,6 +33,7 @@ export const AGGREGATE_SCHEMAS = {
   product: Product,
   refund: Refund,
   account_settings: AccountSettings,
+  tax_rate: TaxRate,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

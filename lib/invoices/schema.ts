@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
+import { TaxAmountSchema, TaxRateIds } from "@/lib/tax-rates/schema";
 import { INVOICE_STATUSES, type InvoiceStatus } from "./statuses";
 
 export { INVOICE_STATUSES, type InvoiceStatus };
@@ -30,6 +31,9 @@ export const InvoiceLineInput = z
     quantity: Quantity.optional(),
     unit_amount_atom: Atoms.optional().meta({ description: "A custom unit amount; requires `description`, excludes `price`." }),
     description: LineDescription.optional(),
+    tax_rates: TaxRateIds.optional().meta({
+      description: "Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization.",
+    }),
   })
   .superRefine((line, ctx) => {
     const hasPrice = line.price !== undefined;
@@ -83,6 +87,9 @@ export const InvoiceLine = z
     quantity: z.number().int(),
     unit_amount_atom: z.number().int(),
     amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom." }),
+    tax_rates: z.array(z.string()).meta({ description: "The line's tax rates; on a finalized invoice, the ones that applied (the defaults included)." }),
+    discount_atom: z.number().int().meta({ description: "The line's share of the invoice's discount (set at finalization)." }),
+    tax_amounts: z.array(TaxAmountSchema).meta({ description: "The line's tax per rate (set at finalization; empty on drafts)." }),
   })
   .meta({ id: "InvoiceLine" });
 
@@ -101,7 +108,12 @@ export const Invoice = z
     currency: z.string(),
     subtotal_atom: z.number().int().meta({ description: "Σ line amounts." }),
     discount_atom: z.number().int().meta({ description: "Set at finalization from the customer's discount." }),
-    total_amount_atom: z.number().int().meta({ description: "subtotal − discount, never negative." }),
+    tax_atom: z.number().int().meta({ description: "Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization." }),
+    total_taxes: z.array(TaxAmountSchema).meta({ description: "The tax per rate, summed over the lines." }),
+    reverse_charge: z.boolean().meta({
+      description: "true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note.",
+    }),
+    total_amount_atom: z.number().int().meta({ description: "subtotal − discount + exclusive tax, never negative." }),
     due_amount_atom: z.number().int().meta({ description: "total − paid." }),
     paid_amount_atom: z.number().int(),
     discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),

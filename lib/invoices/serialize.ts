@@ -18,6 +18,9 @@ export function serializeLine(row: InvoiceLineRow): InvoiceLineObject {
     quantity: row.quantity,
     unit_amount_atom: row.unitAmountAtom,
     amount_atom: row.amountAtom,
+    tax_rates: row.taxRateIds,
+    discount_atom: row.discountAtom,
+    tax_amounts: row.taxAmounts,
   };
 }
 
@@ -33,6 +36,9 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     currency: invoice.currency,
     subtotal_atom: invoice.subtotalAtom,
     discount_atom: invoice.discountAtom,
+    tax_atom: invoice.taxAtom,
+    total_taxes: invoice.totalTaxes,
+    reverse_charge: invoice.reverseCharge,
     total_amount_atom: invoice.totalAmountAtom,
     due_amount_atom: invoice.dueAmountAtom,
     paid_amount_atom: invoice.paidAmountAtom,

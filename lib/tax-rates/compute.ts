@@ -12,18 +12,11 @@
  * - The invoice's tax is the sum of its lines' taxes; its total is subtotal − discount + the
  *   exclusive taxes (inclusive taxes are already in the subtotal).
  */
+import type { TaxAmount } from "./schema";
 
 export const PERCENT_E4_WHOLE = 1_000_000;
 
 export type RateTerms = { id: string; percentageE4: number; inclusive: boolean };
-
-export type TaxAmount = {
-  tax_rate: string;
-  amount_atom: number;
-  inclusive: boolean;
-  taxable_amount_atom: number;
-  taxability_reason: "standard_rated" | "reverse_charge";
-};
 
 export type LineTaxes = { discountAtom: number; taxes: TaxAmount[] };
 

@@ -18,6 +18,7 @@ const KIND: Record<AggregateType, IdKind> = {
   product: "product",
   refund: "refund",
   account_settings: "account",
+  tax_rate: "taxRate",
 };
 
 /**

@@ -28,6 +28,7 @@ describe("account settings", () => {
       invoice_prefix: expect.stringMatching(/^[A-Z0-9-]{3,12}$/),
       invoice_footer: null,
       default_locale: "en",
+      default_tax_rate: null,
       livemode: true,
     });
   });

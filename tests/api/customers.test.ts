@@ -32,6 +32,7 @@ describe("customers", () => {
       address: null,
       preferred_locale: null,
       tax_ids: [],
+      default_tax_rate: null,
       metadata: { crm: "42" },
       livemode: true,
       created: expect.stringMatching(ISO),

@@ -112,6 +112,9 @@ describe("invoices", () => {
       currency: "usd",
       subtotal_atom: 3 * 1250 + 499,
       discount_atom: 0,
+      tax_atom: 0,
+      total_taxes: [],
+      reverse_charge: false,
       total_amount_atom: 4249,
       due_amount_atom: 4249,
       paid_amount_atom: 0,
@@ -120,8 +123,8 @@ describe("invoices", () => {
       description: "November",
       due_date: "2026-12-31T00:00:00.000Z",
       lines: [
-        { id: expect.stringMatching(/^il_prod_/), price: priceId, description: null, quantity: 3, unit_amount_atom: 1250, amount_atom: 3750 },
-        { id: expect.stringMatching(/^il_prod_/), price: null, description: "Setup fee", quantity: 1, unit_amount_atom: 499, amount_atom: 499 },
+        { id: expect.stringMatching(/^il_prod_/), price: priceId, description: null, quantity: 3, unit_amount_atom: 1250, amount_atom: 3750, tax_rates: [], discount_atom: 0, tax_amounts: [] },
+        { id: expect.stringMatching(/^il_prod_/), price: null, description: "Setup fee", quantity: 1, unit_amount_atom: 499, amount_atom: 499, tax_rates: [], discount_atom: 0, tax_amounts: [] },
       ],
       finalized_at: null,
       paid_at: null,
@@ -178,6 +181,7 @@ describe("invoices", () => {
     expect(response.body).toEqual({
       ...invoice,
       status: "open",
+      number: expect.stringMatching(/^MERCHANT\d+-\d{4}$/),
       total_amount_atom: 2500,
       due_amount_atom: 2500,
       finalized_at: expect.stringMatching(ISO),

@@ -19,6 +19,7 @@ const customer = {
   address: null,
   preferred_locale: null,
   tax_ids: [],
+  default_tax_rate: null,
   metadata: {},
   livemode: false,
   created: "2026-01-01T00:00:00.000Z",

@@ -173,4 +173,12 @@ export const OPERATIONS = {
   getAccountSettingsForTokenAccount: { method: "GET", path: "/account-settings" },
   updateAccountSettings: { method: "POST", path: "/{account_id}/account-settings" },
   updateAccountSettingsForTokenAccount: { method: "POST", path: "/account-settings" },
+  listTaxRates: { method: "GET", path: "/{account_id}/tax-rates" },
+  listTaxRatesForTokenAccount: { method: "GET", path: "/tax-rates" },
+  createTaxRate: { method: "POST", path: "/{account_id}/tax-rates" },
+  createTaxRateForTokenAccount: { method: "POST", path: "/tax-rates" },
+  getTaxRate: { method: "GET", path: "/{account_id}/tax-rates/{tax_rate_id}" },
+  getTaxRateForTokenAccount: { method: "GET", path: "/tax-rates/{tax_rate_id}" },
+  updateTaxRate: { method: "POST", path: "/{account_id}/tax-rates/{tax_rate_id}" },
+  updateTaxRateForTokenAccount: { method: "POST", path: "/tax-rates/{tax_rate_id}" },
 } as const;

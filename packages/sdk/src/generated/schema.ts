@@ -2450,6 +2450,102 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRates"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRatesForTokenAccount"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRate"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRateForTokenAccount"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "payment.succeeded": {
@@ -3492,6 +3588,46 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "tax_rate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.created
+         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.updated
+         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -3502,9 +3638,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "account_settings";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "account_settings" | "tax_rate";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3516,6 +3652,8 @@ export type components = {
             /** @description Invoice language; null: the account's `default_locale`. */
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
+            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
         };
@@ -3557,6 +3695,7 @@ export type components = {
             preferred_locale?: ("en" | "fr" | "de") | null;
             /** @description Replaces the customer's tax ids. */
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -3786,6 +3925,8 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
+            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
+            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -3964,7 +4105,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -3986,7 +4127,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4062,6 +4203,35 @@ export type components = {
             invoice_footer?: string | null;
             /** @enum {string} */
             default_locale?: "en" | "fr" | "de";
+            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
+            default_tax_rate?: string | null;
+        };
+        TaxRateCreateInput: {
+            /** @example VAT */
+            display_name: string;
+            description?: string | null;
+            /**
+             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
+             * @example 19
+             */
+            percentage: number;
+            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
+            inclusive: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        TaxRateUpdateInput: {
+            display_name?: string;
+            description?: string | null;
+            /** @description false archives the rate: no new use; where it is used, it stays. */
+            active?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -6361,6 +6531,90 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -6585,6 +6839,19 @@ export type components = {
              */
             updated: string;
         };
+        TaxAmount: {
+            tax_rate: string;
+            /** @description The tax, rounded half to even per line. */
+            amount_atom: number;
+            inclusive: boolean;
+            /** @description What the rate applied to (after the discount's share). */
+            taxable_amount_atom: number;
+            /**
+             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
+             * @enum {string}
+             */
+            taxability_reason: "standard_rated" | "reverse_charge";
+        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -6594,6 +6861,12 @@ export type components = {
             unit_amount_atom: number;
             /** @description quantity × unit_amount_atom. */
             amount_atom: number;
+            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
+            tax_rates: string[];
+            /** @description The line's share of the invoice's discount (set at finalization). */
+            discount_atom: number;
+            /** @description The line's tax per rate (set at finalization; empty on drafts). */
+            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -6614,7 +6887,13 @@ export type components = {
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -6677,6 +6956,7 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -6705,6 +6985,7 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7000,36 +7281,64 @@ export type components = {
             invoice_footer: string | null;
             /** @enum {string} */
             default_locale: "en" | "fr" | "de";
+            default_tax_rate: string | null;
             livemode: boolean;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"];
+        TaxRate: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "tax_rate";
+            display_name: string;
+            description: string | null;
+            percentage: number;
+            inclusive: boolean;
+            country: string | null;
+            jurisdiction: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c1yxsyn6wjbaptbgj4vsq6m7r",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:05:44.013Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.444Z",
+         *       "created": "2026-11-26T04:05:44.015Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7072,31 +7381,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c1yxzvjwq7fh1znb95fp8q25a",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *       "aggregate_id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
          *       "data": {
-         *         "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *         "id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:38.623Z",
+         *         "created": "2026-11-26T04:05:44.057Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "payment_intent": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c1yxwk6anj2rnref1dbx8xsv8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.641Z",
+         *       "created": "2026-11-26T04:05:44.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentFailedEvent: {
@@ -7139,43 +7448,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c1yykhjfb1b3jhg3ffwems4dy",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:05:44.013Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:05:44.013Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.090Z",
+         *       "created": "2026-11-26T04:05:44.220Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7218,29 +7527,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c1z1ppe7y1td2g51fvbkdr0j2",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:05:45.009Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:05:45.009Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:05:45.009Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7258,12 +7567,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zem89fay0079j8prc295cp",
+         *       "correlation_id": "req_prod_06h1c1z1nztvd9snfcewj0ggbk8v2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:42.078Z",
+         *       "created": "2026-11-26T04:05:45.013Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7306,19 +7615,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c1z21b3rcggjjkbjeyptw6x66",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:05:45.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:05:45.097Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7327,10 +7636,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:05:45.077Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7347,24 +7656,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:05:45.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.209Z",
+         *         "updated": "2026-11-26T04:05:45.077Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:05:45.077Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7381,12 +7690,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as7027tyfpmev72nmzm9xgfcr",
+         *       "correlation_id": "req_prod_06h1c1z20yf26910az1nqhjr3zqm0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.239Z",
+         *       "created": "2026-11-26T04:05:45.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7429,20 +7738,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c1z23ra3qtnbqv0xtwjzx23mg",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:05:45.077Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.288Z",
+         *         "updated": "2026-11-26T04:05:45.116Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7451,10 +7760,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:05:45.077Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7471,14 +7780,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:05:45.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:05:45.097Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7487,10 +7796,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:05:45.077Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7507,12 +7816,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as709qpcfr6b47ehg2kh1rg42",
+         *       "correlation_id": "req_prod_06h1c1z23bmcdevny2s4wfsnczzr6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:42.290Z",
+         *       "created": "2026-11-26T04:05:45.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -7555,29 +7864,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c1z1x6x5jc0bbnrq8z49d1cwe",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:05:45.009Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.181Z",
+         *         "updated": "2026-11-26T04:05:45.064Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *         "customer": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:05:45.009Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7585,33 +7894,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T01:07:42.181Z",
+         *         "completed_at": "2026-11-26T04:05:45.064Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *         "payment_intent": "pi_prod_06h1c1z1txqfb7as87re755nxv42p",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:05:45.009Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:05:45.009Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:05:45.009Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7628,12 +7937,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zhva738ay1fgts6tfr631r",
+         *       "correlation_id": "req_prod_06h1c1z1rx1c6p75g2rawb5d3khbw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.184Z",
+         *       "created": "2026-11-26T04:05:45.065Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga"
+         *       "actor_id": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -7676,29 +7985,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c1z2j9jqdsnysxtw5xy36f84t",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *       "aggregate_id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
          *       "data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:05:45.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T01:07:42.359Z",
+         *         "updated": "2026-11-27T04:05:45.127Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T01:07:42.359Z",
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expired_at": "2026-11-27T04:05:45.127Z",
+         *         "expires_at": "2026-11-27T04:05:45.127Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7715,24 +8024,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:05:45.127Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.359Z",
+         *         "updated": "2026-11-26T04:05:45.127Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expires_at": "2026-11-27T04:05:45.127Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7749,10 +8058,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T01:07:42.359Z",
+         *       "created": "2026-11-27T04:05:45.127Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -7797,19 +8106,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c1yxs296x7389zap25225arj6",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:05:44.006Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:05:44.006Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7822,12 +8131,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.368Z",
+         *       "created": "2026-11-26T04:05:44.008Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -7870,19 +8179,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c1yxsd0gx3k8h4jgk8mx34k8m",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:05:44.006Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:05:44.010Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7894,14 +8203,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:05:44.006Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:05:44.006Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7913,12 +8222,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.399Z",
+         *       "created": "2026-11-26T04:05:44.011Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -7961,19 +8270,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c1yy2rw06149ms82pq1gwh5te",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *       "aggregate_id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
          *       "data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:05:44.081Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.823Z",
+         *         "updated": "2026-11-26T04:05:44.085Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -7985,14 +8294,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:05:44.081Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.808Z",
+         *         "updated": "2026-11-26T04:05:44.081Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8004,12 +8313,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6jh67h38nrqqhpt7mvvgwxt",
+         *       "correlation_id": "req_prod_06h1c1yy1xj8jr8jfvafxhhswj6a0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.839Z",
+         *       "created": "2026-11-26T04:05:44.087Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8052,19 +8361,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c1yy8ea6sxav93yvkhae5d85r",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:05:44.121Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:05:44.130Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8076,14 +8385,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:05:44.121Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.202Z",
+         *         "updated": "2026-11-26T04:05:44.127Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8095,12 +8404,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6kex4avaa4w1adz0s81k0pr",
+         *       "correlation_id": "req_prod_06h1c1yy6v46ea5sk77qp6rqzp3ty",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:39.725Z",
+         *       "created": "2026-11-26T04:05:44.131Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8143,19 +8452,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c1yxt65b0fyptkcsreqnc9xhj",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:05:44.006Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.454Z",
+         *         "updated": "2026-11-26T04:05:44.016Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8167,14 +8476,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:05:44.006Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:05:44.010Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8186,12 +8495,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.475Z",
+         *       "created": "2026-11-26T04:05:44.017Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8234,23 +8543,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c1yyar9mk6ckbpevcw51tfeap",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:05:44.121Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.841Z",
+         *         "updated": "2026-11-26T04:05:44.148Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T01:07:39.841Z",
+         *         "canceled_at": "2026-11-26T04:05:44.148Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8258,14 +8567,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:05:44.121Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:05:44.130Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8277,12 +8586,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6pkvenhgye690xc7sczp4v8",
+         *       "correlation_id": "req_prod_06h1c1yyaagyk0bmvv2kagcsr6acr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:39.856Z",
+         *       "created": "2026-11-26T04:05:44.150Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8325,19 +8634,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c1yy0zn5k17pz5fej00ehfj1j",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *       "aggregate_id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *       "data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:05:44.044Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.667Z",
+         *         "updated": "2026-11-26T04:05:44.066Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8349,14 +8658,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:05:44.044Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.578Z",
+         *         "updated": "2026-11-26T04:05:44.048Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8368,12 +8677,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c1yxwk6anj2rnref1dbx8xsv8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.701Z",
+         *       "created": "2026-11-26T04:05:44.071Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8416,19 +8725,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c1yy5s9513ey4mh1zs2k21c72",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *       "aggregate_id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
          *       "data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:05:44.101Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.965Z",
+         *         "updated": "2026-11-26T04:05:44.109Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8440,14 +8749,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:05:44.101Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.929Z",
+         *         "updated": "2026-11-26T04:05:44.104Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8459,12 +8768,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6k02dzr9v1yrrbdc91h8n20",
+         *       "correlation_id": "req_prod_06h1c1yy4845bssxdgnf4k9wjhvhr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.970Z",
+         *       "created": "2026-11-26T04:05:44.110Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -8507,44 +8816,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c1z11ptcjzp6m0h4gdrwhaww0",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.832Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6ybvpq9k0ngpshnet4hxdqa",
+         *       "correlation_id": "req_prod_06h1c1z0zsy6fh4h1rcggqrab3p7p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:41.845Z",
+         *       "created": "2026-11-26T04:05:44.845Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -8587,25 +8896,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c1z15msqf7wcagj138hp62n1t",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.874Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8613,45 +8922,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.832Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yrqcfbg8nqnmxf9pgrw2ge",
+         *       "correlation_id": "req_prod_06h1c1z14zq63mxvt4qbs3crz3k5a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:41.906Z",
+         *       "created": "2026-11-26T04:05:44.877Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -8694,53 +9003,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c1z189stcbgnnqh9h6r3rsjcj",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.895Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:05:44.895Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.874Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8748,19 +9057,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yy6j04tz12a1pywk6yf98t",
+         *       "correlation_id": "req_prod_06h1c1z17j5w5apy00vcmn72wv350",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.959Z",
+         *       "created": "2026-11-26T04:05:44.898Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -8803,25 +9112,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c1z1bdbdvc9m0erv6r7tcvjvp",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.920Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8829,47 +9138,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.895Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:05:44.895Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z4bzkabkanvq3jzbrxqata",
+         *       "correlation_id": "req_prod_06h1c1z1akqs4e2cvc6nvbfjgawfe",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:41.992Z",
+         *       "created": "2026-11-26T04:05:44.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -8912,53 +9221,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c1z1gbmdvxzpzq1pymzffp4yr",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:42.009Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.955Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancelled_at": "2026-11-26T04:05:44.955Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:05:44.832Z",
+         *         "updated": "2026-11-26T04:05:44.920Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8966,19 +9275,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *         "current_period_end": "2026-12-26T04:05:44.832Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:05:44.832Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z6q86f4gfkkdzdbwgg39a8",
+         *       "correlation_id": "req_prod_06h1c1z1eks5hx4nhye8gxnj0qv74",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:42.015Z",
+         *       "created": "2026-11-26T04:05:44.962Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9021,42 +9330,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c1z2myy2927ptwc0dv7bw50r6",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *       "aggregate_id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *       "data": {
-         *         "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghj",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T01:07:42.036Z",
-         *         "updated": "2026-11-26T01:07:42.036Z",
+         *         "created": "2026-11-26T04:05:44.983Z",
+         *         "updated": "2026-11-26T04:05:44.983Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T01:07:42.036Z",
+         *         "trial_end": "2026-12-03T04:05:44.983Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T01:07:42.036Z",
+         *         "current_period_end": "2026-12-03T04:05:44.983Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:42.036Z",
+         *         "current_period_start": "2026-11-26T04:05:44.983Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:05:44.983Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9101,29 +9410,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c1yyterdz9q13bbk16xkre0bj",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:05:44.269Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9145,12 +9455,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rhmkywb2b5tfkce0ychxq4",
+         *       "correlation_id": "req_prod_06h1c1yys57nj52p4d09t70avtne8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.359Z",
+         *       "created": "2026-11-26T04:05:44.275Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9193,29 +9503,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c1yyzrx55anbc1w61x7vqke3w",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:05:44.306Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9223,7 +9534,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9236,24 +9547,25 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:05:44.269Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9274,12 +9586,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rycn2wgmz779f65ps9hczw",
+         *       "correlation_id": "req_prod_06h1c1yyxn2anyfxcc1nnfmf1s6ty",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.423Z",
+         *       "created": "2026-11-26T04:05:44.318Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9322,29 +9634,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c1yz90shfrsbzgncv2d3pdqsg",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "paid_at": "2026-11-26T04:05:44.388Z",
+         *         "updated": "2026-11-26T04:05:44.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9352,12 +9665,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9365,24 +9678,25 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:05:44.306Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9390,12 +9704,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9403,12 +9717,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c1yz4j6d7ry5c1f048zaedeby",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:40.633Z",
+         *       "created": "2026-11-26T04:05:44.392Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoicePaidEvent: {
@@ -9451,29 +9765,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c1yz993c9t9brkf5wd07g6sxa",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "paid_at": "2026-11-26T04:05:44.388Z",
+         *         "updated": "2026-11-26T04:05:44.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9481,12 +9796,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9494,24 +9809,25 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:05:44.306Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9519,12 +9835,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9532,12 +9848,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c1yz4j6d7ry5c1f048zaedeby",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:40.646Z",
+         *       "created": "2026-11-26T04:05:44.394Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -9580,29 +9896,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c1yzr62rtzhrhwppj1dw1prp0",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *       "aggregate_id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
          *       "data": {
-         *         "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *         "id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yzhtd3m95bgktkgc8e7ap98",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.957Z",
+         *         "created": "2026-11-26T04:05:44.461Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.067Z",
+         *         "updated": "2026-11-26T04:05:44.479Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9610,12 +9927,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.067Z",
+         *         "finalized_at": "2026-11-26T04:05:44.479Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *         "payment_intent": "pi_prod_06h1c1yznrq31y9jvgx0m4g4574qm",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9624,12 +9941,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6vwbjk4vsgmk0s5ngt3vam0",
+         *       "correlation_id": "req_prod_06h1c1yznf5paence61mz1vpkjsbt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.273Z",
+         *       "created": "2026-11-26T04:05:44.513Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -9672,29 +9989,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c1z00fftz1d46232g6219sjd4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *       "aggregate_id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
          *       "data": {
-         *         "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *         "id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yzt0dth9fsdk9jqqrre5hng",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.307Z",
+         *         "created": "2026-11-26T04:05:44.527Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.345Z",
+         *         "updated": "2026-11-26T04:05:44.553Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9702,12 +10020,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.345Z",
+         *         "finalized_at": "2026-11-26T04:05:44.553Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *         "payment_intent": "pi_prod_06h1c1yzz5vfm286jf9vhz2yvpgd2",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9716,12 +10034,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6wprw7dv6c3kswb97fss0sj",
+         *       "correlation_id": "req_prod_06h1c1yzyq9exn01snx8wscwhbjby",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.391Z",
+         *       "created": "2026-11-26T04:05:44.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -9764,37 +10082,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c1z2e87jvv3eq3q631nfsypwm",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *       "aggregate_id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
          *       "data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:05:44.786Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T01:07:41.716Z",
+         *         "updated": "2026-11-27T04:05:44.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:05:44.760Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T01:07:41.716Z",
+         *         "overdue_at": "2026-11-27T04:05:44.760Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:05:44.814Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9807,32 +10126,33 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:05:44.786Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.764Z",
+         *         "updated": "2026-11-26T04:05:44.814Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:05:44.760Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:05:44.814Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9845,10 +10165,10 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T01:07:41.716Z",
+         *       "created": "2026-11-27T04:05:44.760Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9893,37 +10213,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c1z0cptmk8xpadz8kxrhfhe30",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *       "aggregate_id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
          *       "data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:05:44.633Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.472Z",
+         *         "updated": "2026-11-26T04:05:44.676Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T01:07:41.472Z",
+         *         "voided_at": "2026-11-26T04:05:44.676Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:05:44.657Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9936,24 +10257,25 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:05:44.633Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.446Z",
+         *         "updated": "2026-11-26T04:05:44.657Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9961,7 +10283,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:05:44.657Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9974,12 +10296,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6x3b1tva9hjx2182x5am8z0",
+         *       "correlation_id": "req_prod_06h1c1z0c4e901kb7w92ewd2h9hxg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.473Z",
+         *       "created": "2026-11-26T04:05:44.677Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10022,29 +10344,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c1z0mjzbv02196bwdn6cwthbw",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *       "aggregate_id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
          *       "data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:05:44.701Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.605Z",
+         *         "updated": "2026-11-26T04:05:44.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10052,7 +10375,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:05:44.720Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10062,27 +10385,28 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:05:44.739Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:05:44.701Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.552Z",
+         *         "updated": "2026-11-26T04:05:44.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10090,7 +10414,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:05:44.720Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10103,12 +10427,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6xjy00454n8vmwzdeyqvg9p",
+         *       "correlation_id": "req_prod_06h1c1z0kr1w56p87sy6hz92t1jrj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.657Z",
+         *       "created": "2026-11-26T04:05:44.740Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10151,29 +10475,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c1yzfwefe2h72w1qg67yep24r",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "paid_at": "2026-11-26T04:05:44.388Z",
+         *         "updated": "2026-11-26T04:05:44.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10181,12 +10506,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:05:44.306Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10195,12 +10520,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6tcqpkzdx51kyvv3n7afd32",
+         *       "correlation_id": "req_prod_06h1c1yzdwqp39az630mjtcwv8dwm",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:40.841Z",
+         *       "created": "2026-11-26T04:05:44.447Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10243,38 +10568,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c1z2q01w8s6fpwzjwr9phy8ky",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *       "aggregate_id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
          *       "data": {
-         *         "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *         "id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "il_prod_06h1c1z2pv4qmybf2yxe3p6wzd2pt",
+         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:07:42.036Z",
+         *         "created": "2026-11-30T04:05:44.983Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:07:42.036Z",
+         *         "updated": "2026-11-30T04:05:44.983Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "description": "Subscription sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "subscription": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10287,10 +10613,10 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:05:44.983Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10335,29 +10661,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c1yvxqdatdxcv9995nxg5np5e",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:05:43.531Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6fkbj5ad7pn83m1vn5aqq56",
+         *       "correlation_id": "req_prod_06h1c1yvtfxy3bzyass5yq489ca8c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.021Z",
+         *       "created": "2026-11-26T04:05:43.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10400,39 +10729,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c1yw784gd95jkvmejggp2gja4",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.090Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:05:43.609Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:05:43.531Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6frdyzxe09h7z665ze9fqx6",
+         *       "correlation_id": "req_prod_06h1c1yw2f4ym1n1jz9bznwgcb8f6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.110Z",
+         *       "created": "2026-11-26T04:05:43.610Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -10475,40 +10810,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c1ywndsw0es6bx9garhqwkacc",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *       "aggregate_id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
          *       "data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:05:43.637Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:38.167Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:05:43.721Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
-         *         "updated": "2026-11-26T01:07:38.128Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:05:43.637Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:05:43.637Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g6e8nee0f1x6ekajh7n3bm",
+         *       "correlation_id": "req_prod_06h1c1ywmt6s57j5bpmcmsgqs8a9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.170Z",
+         *       "created": "2026-11-26T04:05:43.723Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerDeletedEvent: {
@@ -10551,21 +10892,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c1yx2k59w10c5b52yy8t8z8dp",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:05:43.824Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:05:43.136Z",
+         *           "updated": "2026-11-26T04:05:43.824Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -10578,17 +10919,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g9t126crwzkx9fwf7j0wmy",
+         *       "correlation_id": "req_prod_06h1c1ywyh570zfpf76bvyq219eam",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.236Z",
+         *       "created": "2026-11-26T04:05:43.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -10631,21 +10972,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c1yxkzc9zyqkmprd5qdk44m7r",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:05:43.958Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:05:43.216Z",
+         *           "updated": "2026-11-26T04:05:43.958Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10658,20 +10999,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:05:43.824Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:05:43.136Z",
+         *           "updated": "2026-11-26T04:05:43.824Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -10684,16 +11025,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gjvs64z1x73ae6vsqx65e0",
+         *       "correlation_id": "req_prod_06h1c1yxfpkvp6mw1mzgyy0t7256r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.275Z",
+         *       "created": "2026-11-26T04:05:43.967Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -10736,21 +11077,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c1yxp07300e31n0wxh0vnf312",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:05:43.958Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:05:43.216Z",
+         *           "updated": "2026-11-26T04:05:43.958Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10764,20 +11105,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:05:43.958Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:05:43.216Z",
+         *           "updated": "2026-11-26T04:05:43.958Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10790,16 +11131,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gtf6gy6zan0kgrm6666fme",
+         *       "correlation_id": "req_prod_06h1c1yxmxy7tn7wkaj7akf85e510",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.332Z",
+         *       "created": "2026-11-26T04:05:43.985Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -10842,17 +11183,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c1yte1wtzfwnf2e40qwy6h6f4",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:05:43.136Z",
+         *         "updated": "2026-11-26T04:05:43.136Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -10866,12 +11207,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6e5zrbc60bxvpx53n30efe8",
+         *       "correlation_id": "req_prod_06h1c1yta6vgkkk9pb8eqjy2wfjyt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.679Z",
+         *       "created": "2026-11-26T04:05:43.152Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CouponCreatedEvent: {
@@ -10914,17 +11255,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c1ytscmg98rev44a9vpr32kjy",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.816Z",
+         *         "created": "2026-11-26T04:05:43.136Z",
+         *         "updated": "2026-11-26T04:05:43.241Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -10937,12 +11278,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:05:43.136Z",
+         *         "updated": "2026-11-26T04:05:43.136Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -10955,12 +11296,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6esk7htbsxy82c9xvpqg4e2",
+         *       "correlation_id": "req_prod_06h1c1ytrmpcgjmnbnwcsc2rzaftc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.858Z",
+         *       "created": "2026-11-26T04:05:43.243Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11003,18 +11344,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c1yv4rftw36xw7a21mzstd4n2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *       "aggregate_id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:05:43.264Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.977Z",
+         *         "updated": "2026-11-26T04:05:43.314Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11027,12 +11368,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
-         *         "updated": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:05:43.264Z",
+         *         "updated": "2026-11-26T04:05:43.264Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11045,12 +11386,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6feh1fn849y0qypt0da1rq2",
+         *       "correlation_id": "req_prod_06h1c1ytxhmqhvfy7dr27qrejsm90",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.981Z",
+         *       "created": "2026-11-26T04:05:43.334Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         CouponDeletedEvent: {
@@ -11093,18 +11434,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c1ysp72db0ttpnjya3xa7jwwp",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:05:42.959Z",
+         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "updated": "2026-11-26T04:05:42.959Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11117,12 +11458,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6cdpw5qzw4de4x8fh2pmd4m",
+         *       "correlation_id": "req_prod_06h1c1ysnb5k02zknh0w9sqc5ycgp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.239Z",
+         *       "created": "2026-11-26T04:05:42.961Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PriceCreatedEvent: {
@@ -11165,18 +11506,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c1ysvk8yg5e57zs8trk8be3t2",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.349Z",
+         *         "created": "2026-11-26T04:05:42.959Z",
+         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "updated": "2026-11-26T04:05:43.001Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11188,13 +11529,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:05:42.959Z",
+         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "updated": "2026-11-26T04:05:42.959Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11206,12 +11547,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6czdvfx885daqpcpcg7qx3r",
+         *       "correlation_id": "req_prod_06h1c1ystpnnzbztzjpsm1a0519pg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.360Z",
+         *       "created": "2026-11-26T04:05:43.004Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11254,19 +11595,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c1yt2pjse4eys88hch2dfkzbr",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *       "aggregate_id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
          *       "data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:05:43.031Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.485Z",
+         *         "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *         "updated": "2026-11-26T04:05:43.058Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11275,13 +11616,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:05:43.031Z",
+         *         "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *         "updated": "2026-11-26T04:05:43.031Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11290,12 +11631,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6dfa6t01tancrntrxwebk6p",
+         *       "correlation_id": "req_prod_06h1c1yt1dncb9b3hfe07n01e5jyj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.499Z",
+         *       "created": "2026-11-26T04:05:43.061Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         PriceDeletedEvent: {
@@ -11338,29 +11679,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c1ys5vx50zsx7gy1tcmhqbpra",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:05:42.811Z",
+         *         "updated": "2026-11-26T04:05:42.811Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as64zbsbcrxz1vtnwbypqrm5e",
+         *       "correlation_id": "req_prod_06h1c1ys31a34jbaw70fdvtbe9ba6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:36.398Z",
+         *       "created": "2026-11-26T04:05:42.831Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         ProductCreatedEvent: {
@@ -11403,39 +11744,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c1ysfkqzkrvwef02vwvt9qm7a",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.818Z",
+         *         "created": "2026-11-26T04:05:42.811Z",
+         *         "updated": "2026-11-26T04:05:42.903Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:05:42.811Z",
+         *         "updated": "2026-11-26T04:05:42.811Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6acbmm6v7tcs6jf1e5t3gv4",
+         *       "correlation_id": "req_prod_06h1c1yseb0hq1mea5g0qa267n7hw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:36.853Z",
+         *       "created": "2026-11-26T04:05:42.908Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         ProductUpdatedEvent: {
@@ -11478,40 +11819,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c1yt63e8wbs65naerf1zg719t",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *       "aggregate_id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
          *       "data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:05:42.933Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.600Z",
+         *         "updated": "2026-11-26T04:05:43.087Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
-         *         "updated": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:05:42.933Z",
+         *         "updated": "2026-11-26T04:05:42.933Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6drpx1ea53fw177fqxcgp26",
+         *       "correlation_id": "req_prod_06h1c1yt4q89p47yznmx3kv48sj1c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.604Z",
+         *       "created": "2026-11-26T04:05:43.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         ProductDeletedEvent: {
@@ -11554,18 +11895,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c1yyjqgb8jqdtgbbqrm5xs4nc",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:05:44.211Z",
+         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "updated": "2026-11-26T04:05:44.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11574,12 +11915,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.060Z",
+         *       "created": "2026-11-26T04:05:44.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         RefundCreatedEvent: {
@@ -11622,18 +11963,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c1yyk5jvj9nx55rcc1zbexsvm",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.065Z",
+         *         "created": "2026-11-26T04:05:44.211Z",
+         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "updated": "2026-11-26T04:05:44.215Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11641,13 +11982,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:05:44.211Z",
+         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "updated": "2026-11-26T04:05:44.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11655,12 +11996,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.069Z",
+         *       "created": "2026-11-26T04:05:44.217Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         RefundUpdatedEvent: {
@@ -11703,18 +12044,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c1yyqj71nh1vsna6bgdq9ye46",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *       "aggregate_id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
          *       "data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.238Z",
+         *         "created": "2026-11-26T04:05:44.247Z",
+         *         "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
+         *         "updated": "2026-11-26T04:05:44.251Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11722,13 +12063,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.214Z",
+         *         "created": "2026-11-26T04:05:44.247Z",
+         *         "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
+         *         "updated": "2026-11-26T04:05:44.247Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11736,12 +12077,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6r67qgxnynm7q9k4gadj1er",
+         *       "correlation_id": "req_prod_06h1c1yypgccyxpdb440j67zthnca",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.255Z",
+         *       "created": "2026-11-26T04:05:44.252Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
          *     }
          */
         RefundFailedEvent: {
@@ -11782,6 +12123,51 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c1yr3wcdsa68by1t5677y1n2y",
+         *       "type": "account.settings_updated",
+         *       "aggregate_type": "account_settings",
+         *       "aggregate_id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *       "data": {
+         *         "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": {
+         *           "city": "Berlin",
+         *           "line1": "Unter den Linden 1",
+         *           "line2": null,
+         *           "country": "DE",
+         *           "postal_code": "10117"
+         *         },
+         *         "livemode": false,
+         *         "business_name": "Example GmbH",
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "EXAMPLEGMBH"
+         *       },
+         *       "previous_data": {
+         *         "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": null,
+         *         "livemode": false,
+         *         "business_name": null,
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "MERCHANT1SAN"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c1yr1qdhazjnhvjyjjfhgkn9w",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:05:42.559Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *     }
+         */
         AccountSettingsUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -11801,6 +12187,82 @@ export type components = {
             data: components["schemas"]["AccountSettings"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["AccountSettings"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        TaxRateCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        TaxRateUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -12268,26 +12730,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c1yxsyn6wjbaptbgj4vsq6m7r",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:05:44.013Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -12345,22 +12807,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c1yxzvjwq7fh1znb95fp8q25a",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *           "id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:38.623Z",
+         *           "created": "2026-11-26T04:05:44.057Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "payment_intent": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -12397,22 +12859,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c1yykhjfb1b3jhg3ffwems4dy",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:05:44.013Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -12453,32 +12915,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c1z1ppe7y1td2g51fvbkdr0j2",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795655262,
+         *       "created": 1795665945,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:05:45.009Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:05:45.009Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:05:45.009Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12583,22 +13045,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c1z21b3rcggjjkbjeyptw6x66",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795665945,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:05:45.077Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:05:45.097Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -12607,10 +13069,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:05:45.077Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12627,7 +13089,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.209Z",
+         *           "updated": "2026-11-26T04:05:45.077Z",
          *           "metadata": {}
          *         }
          *       }
@@ -12662,23 +13124,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c1z23ra3qtnbqv0xtwjzx23mg",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795655262,
+         *       "created": 1795665945,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:05:45.077Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.288Z",
+         *           "updated": "2026-11-26T04:05:45.116Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -12687,10 +13149,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:05:45.077Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12707,7 +13169,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:05:45.097Z",
          *           "deleted": null
          *         }
          *       }
@@ -12800,32 +13262,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c1z1x6x5jc0bbnrq8z49d1cwe",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795665945,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:05:45.009Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.181Z",
+         *           "updated": "2026-11-26T04:05:45.064Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *           "customer": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:05:45.009Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12833,17 +13295,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T01:07:42.181Z",
+         *           "completed_at": "2026-11-26T04:05:45.064Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *           "payment_intent": "pi_prod_06h1c1z1txqfb7as87re755nxv42p",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:05:45.009Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -12882,32 +13344,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c1z2j9jqdsnysxtw5xy36f84t",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795741662,
+         *       "created": 1795752345,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T01:07:42.359Z",
+         *           "created": "2026-11-26T04:05:45.127Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T01:07:42.359Z",
+         *           "updated": "2026-11-27T04:05:45.127Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T01:07:42.359Z",
-         *           "expires_at": "2026-11-27T01:07:42.359Z",
+         *           "expired_at": "2026-11-27T04:05:45.127Z",
+         *           "expires_at": "2026-11-27T04:05:45.127Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -12925,7 +13387,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.359Z",
+         *           "updated": "2026-11-26T04:05:45.127Z",
          *           "expired_at": null
          *         }
          *       }
@@ -12960,22 +13422,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c1yxs296x7389zap25225arj6",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:05:44.006Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.360Z",
+         *           "updated": "2026-11-26T04:05:44.006Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13052,22 +13514,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c1yxsd0gx3k8h4jgk8mx34k8m",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:05:44.006Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:05:44.010Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13080,7 +13542,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.360Z"
+         *           "updated": "2026-11-26T04:05:44.006Z"
          *         }
          *       }
          *     }
@@ -13114,22 +13576,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c1yy2rw06149ms82pq1gwh5te",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *           "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T01:07:38.808Z",
+         *           "created": "2026-11-26T04:05:44.081Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.823Z",
+         *           "updated": "2026-11-26T04:05:44.085Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13142,7 +13604,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.808Z"
+         *           "updated": "2026-11-26T04:05:44.081Z"
          *         }
          *       }
          *     }
@@ -13176,22 +13638,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c1yy8ea6sxav93yvkhae5d85r",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795655259,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:05:44.121Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:05:44.130Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13204,7 +13666,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:39.202Z",
+         *           "updated": "2026-11-26T04:05:44.127Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -13239,22 +13701,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c1yxt65b0fyptkcsreqnc9xhj",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:05:44.006Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.454Z",
+         *           "updated": "2026-11-26T04:05:44.016Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13267,7 +13729,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:05:44.010Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13302,26 +13764,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c1yyar9mk6ckbpevcw51tfeap",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795655259,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:05:44.121Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.841Z",
+         *           "updated": "2026-11-26T04:05:44.148Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T01:07:39.841Z",
+         *           "canceled_at": "2026-11-26T04:05:44.148Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -13330,7 +13792,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:05:44.130Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -13366,22 +13828,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c1yy0zn5k17pz5fej00ehfj1j",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T01:07:38.564Z",
+         *           "created": "2026-11-26T04:05:44.044Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.667Z",
+         *           "updated": "2026-11-26T04:05:44.066Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13394,7 +13856,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.578Z",
+         *           "updated": "2026-11-26T04:05:44.048Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -13430,22 +13892,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c1yy5s9513ey4mh1zs2k21c72",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *           "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T01:07:38.893Z",
+         *           "created": "2026-11-26T04:05:44.101Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.965Z",
+         *           "updated": "2026-11-26T04:05:44.109Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13458,7 +13920,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.929Z",
+         *           "updated": "2026-11-26T04:05:44.104Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13493,37 +13955,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c1z11ptcjzp6m0h4gdrwhaww0",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "created": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:05:44.832Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *           "current_period_end": "2026-12-26T04:05:44.832Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:05:44.832Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -13605,28 +14067,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c1z15msqf7wcagj138hp62n1t",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "created": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:05:44.874Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -13634,14 +14096,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *           "current_period_end": "2026-12-26T04:05:44.832Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:05:44.832Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T04:05:44.832Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13676,44 +14138,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c1z189stcbgnnqh9h6r3rsjcj",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "created": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:05:44.895Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T01:07:41.944Z",
+         *           "paused_at": "2026-11-26T04:05:44.895Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *           "current_period_end": "2026-12-26T04:05:44.832Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:05:44.832Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "updated": "2026-11-26T04:05:44.874Z",
          *           "paused_at": null
          *         }
          *       }
@@ -13748,28 +14210,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c1z1bdbdvc9m0erv6r7tcvjvp",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "created": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:05:44.920Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -13777,16 +14239,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *           "current_period_end": "2026-12-26T04:05:44.832Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:05:44.832Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T01:07:41.944Z",
-         *           "paused_at": "2026-11-26T01:07:41.944Z"
+         *           "updated": "2026-11-26T04:05:44.895Z",
+         *           "paused_at": "2026-11-26T04:05:44.895Z"
          *         }
          *       }
          *     }
@@ -13820,44 +14282,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c1z1gbmdvxzpzq1pymzffp4yr",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795655262,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:42.009Z",
+         *           "created": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:05:44.955Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancelled_at": "2026-11-26T04:05:44.955Z",
+         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
+         *           "current_period_end": "2026-12-26T04:05:44.832Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:05:44.832Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "updated": "2026-11-26T04:05:44.920Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -13892,37 +14354,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c1z2myy2927ptwc0dv7bw50r6",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796000862,
+         *       "created": 1796011544,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghj",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T01:07:42.036Z",
-         *           "updated": "2026-11-26T01:07:42.036Z",
+         *           "created": "2026-11-26T04:05:44.983Z",
+         *           "updated": "2026-11-26T04:05:44.983Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T01:07:42.036Z",
+         *           "trial_end": "2026-12-03T04:05:44.983Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T01:07:42.036Z",
+         *           "current_period_end": "2026-12-03T04:05:44.983Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:42.036Z",
+         *           "current_period_start": "2026-11-26T04:05:44.983Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -13957,32 +14419,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c1yyterdz9q13bbk16xkre0bj",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:05:44.269Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:05:44.269Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14051,7 +14514,13 @@ export type components = {
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom?: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes?: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge?: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -14091,32 +14560,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c1yyzrx55anbc1w61x7vqke3w",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:05:44.269Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:05:44.306Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14124,7 +14594,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:05:44.306Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14137,8 +14607,9 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
+         *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:05:44.269Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -14173,32 +14644,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c1yz90shfrsbzgncv2d3pdqsg",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:05:44.269Z",
+         *           "paid_at": "2026-11-26T04:05:44.388Z",
+         *           "updated": "2026-11-26T04:05:44.388Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14206,12 +14678,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:05:44.306Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14221,7 +14693,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:05:44.306Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14257,32 +14729,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c1yz993c9t9brkf5wd07g6sxa",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:05:44.269Z",
+         *           "paid_at": "2026-11-26T04:05:44.388Z",
+         *           "updated": "2026-11-26T04:05:44.388Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14290,12 +14763,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:05:44.306Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14305,7 +14778,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:05:44.306Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14341,32 +14814,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c1yzr62rtzhrhwppj1dw1prp0",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *           "id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yzhtd3m95bgktkgc8e7ap98",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.957Z",
+         *           "created": "2026-11-26T04:05:44.461Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.067Z",
+         *           "updated": "2026-11-26T04:05:44.479Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14374,12 +14848,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.067Z",
+         *           "finalized_at": "2026-11-26T04:05:44.479Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *           "payment_intent": "pi_prod_06h1c1yznrq31y9jvgx0m4g4574qm",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14418,32 +14892,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c1z00fftz1d46232g6219sjd4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *           "id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yzt0dth9fsdk9jqqrre5hng",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.307Z",
+         *           "created": "2026-11-26T04:05:44.527Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.345Z",
+         *           "updated": "2026-11-26T04:05:44.553Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14451,12 +14926,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.345Z",
+         *           "finalized_at": "2026-11-26T04:05:44.553Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *           "payment_intent": "pi_prod_06h1c1yzz5vfm286jf9vhz2yvpgd2",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14495,40 +14970,41 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c1z2e87jvv3eq3q631nfsypwm",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795741661,
+         *       "created": 1795752344,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *           "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.737Z",
+         *           "created": "2026-11-26T04:05:44.786Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T01:07:41.716Z",
+         *           "updated": "2026-11-27T04:05:44.760Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
-         *           "due_date": "2026-11-27T01:07:41.716Z",
+         *           "due_date": "2026-11-27T04:05:44.760Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T01:07:41.716Z",
+         *           "overdue_at": "2026-11-27T04:05:44.760Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.764Z",
+         *           "finalized_at": "2026-11-26T04:05:44.814Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14541,7 +15017,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.764Z",
+         *           "updated": "2026-11-26T04:05:44.814Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -14576,40 +15052,41 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c1z0cptmk8xpadz8kxrhfhe30",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *           "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T01:07:41.422Z",
+         *           "created": "2026-11-26T04:05:44.633Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.472Z",
+         *           "updated": "2026-11-26T04:05:44.676Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T01:07:41.472Z",
+         *           "voided_at": "2026-11-26T04:05:44.676Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.446Z",
+         *           "finalized_at": "2026-11-26T04:05:44.657Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14623,7 +15100,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.446Z",
+         *           "updated": "2026-11-26T04:05:44.657Z",
          *           "voided_at": null
          *         }
          *       }
@@ -14658,32 +15135,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c1z0mjzbv02196bwdn6cwthbw",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *           "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T01:07:41.497Z",
+         *           "created": "2026-11-26T04:05:44.701Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.605Z",
+         *           "updated": "2026-11-26T04:05:44.739Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14691,7 +15169,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.552Z",
+         *           "finalized_at": "2026-11-26T04:05:44.720Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14701,11 +15179,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:05:44.739Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.552Z",
+         *           "updated": "2026-11-26T04:05:44.720Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -14740,32 +15218,33 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c1yzfwefe2h72w1qg67yep24r",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
+         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:05:44.269Z",
+         *           "paid_at": "2026-11-26T04:05:44.388Z",
+         *           "updated": "2026-11-26T04:05:44.388Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14773,12 +15252,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:05:44.306Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14817,41 +15296,42 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c1z2q01w8s6fpwzjwr9phy8ky",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796000862,
+         *       "created": 1796011544,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *           "id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "il_prod_06h1c1z2pv4qmybf2yxe3p6wzd2pt",
+         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T01:07:42.036Z",
+         *           "created": "2026-11-30T04:05:44.983Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:07:42.036Z",
+         *           "updated": "2026-11-30T04:05:44.983Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "description": "Subscription sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "subscription": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -14894,23 +15374,26 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c1yvxqdatdxcv9995nxg5np5e",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.014Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:05:43.531Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:05:43.531Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "preferred_locale": null
          *         }
          *       }
          *     }
@@ -14952,6 +15435,7 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -14972,27 +15456,30 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c1yw784gd95jkvmejggp2gja4",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.090Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:05:43.531Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:05:43.609Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T01:07:38.014Z"
+         *           "updated": "2026-11-26T04:05:43.531Z"
          *         }
          *       }
          *     }
@@ -15026,27 +15513,30 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c1ywndsw0es6bx9garhqwkacc",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *           "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.128Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:05:43.637Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:38.167Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:05:43.721Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:38.128Z",
+         *           "updated": "2026-11-26T04:05:43.637Z",
          *           "deleted": null
          *         }
          *       }
@@ -15089,6 +15579,7 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -15110,24 +15601,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c1yx2k59w10c5b52yy8t8z8dp",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:05:43.824Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:05:43.136Z",
+         *             "updated": "2026-11-26T04:05:43.824Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15140,7 +15631,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false
          *         }
          *       }
@@ -15193,24 +15684,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c1yxkzc9zyqkmprd5qdk44m7r",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:05:43.958Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:05:43.216Z",
+         *             "updated": "2026-11-26T04:05:43.958Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15223,18 +15714,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:05:43.824Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:05:43.136Z",
+         *             "updated": "2026-11-26T04:05:43.824Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15279,24 +15770,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c1yxp07300e31n0wxh0vnf312",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:05:43.958Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:05:43.216Z",
+         *             "updated": "2026-11-26T04:05:43.958Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15310,7 +15801,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -15367,20 +15858,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c1yte1wtzfwnf2e40qwy6h6f4",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.666Z",
+         *           "created": "2026-11-26T04:05:43.136Z",
+         *           "updated": "2026-11-26T04:05:43.136Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15462,20 +15953,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c1ytscmg98rev44a9vpr32kjy",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.816Z",
+         *           "created": "2026-11-26T04:05:43.136Z",
+         *           "updated": "2026-11-26T04:05:43.241Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15489,7 +15980,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T01:07:37.666Z"
+         *           "updated": "2026-11-26T04:05:43.136Z"
          *         }
          *       }
          *     }
@@ -15523,21 +16014,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c1yv4rftw36xw7a21mzstd4n2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *           "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.913Z",
+         *           "created": "2026-11-26T04:05:43.264Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.977Z",
+         *           "updated": "2026-11-26T04:05:43.314Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15551,7 +16042,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T01:07:37.913Z",
+         *           "updated": "2026-11-26T04:05:43.264Z",
          *           "deleted": null
          *         }
          *       }
@@ -15625,21 +16116,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c1ysp72db0ttpnjya3xa7jwwp",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795665942,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "created": "2026-11-26T04:05:42.959Z",
+         *           "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *           "updated": "2026-11-26T04:05:42.959Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15716,21 +16207,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c1ysvk8yg5e57zs8trk8be3t2",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.349Z",
+         *           "created": "2026-11-26T04:05:42.959Z",
+         *           "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *           "updated": "2026-11-26T04:05:43.001Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15742,7 +16233,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "updated": "2026-11-26T04:05:42.959Z",
          *           "nickname": null
          *         }
          *       }
@@ -15777,22 +16268,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c1yt2pjse4eys88hch2dfkzbr",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *           "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.414Z",
+         *           "created": "2026-11-26T04:05:43.031Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *           "updated": "2026-11-26T01:07:37.485Z",
+         *           "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *           "updated": "2026-11-26T04:05:43.058Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -15801,7 +16292,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.414Z",
+         *           "updated": "2026-11-26T04:05:43.031Z",
          *           "deleted": null
          *         }
          *       }
@@ -15871,20 +16362,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c1ys5vx50zsx7gy1tcmhqbpra",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795655256,
+         *       "created": 1795665942,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "created": "2026-11-26T04:05:42.811Z",
+         *           "updated": "2026-11-26T04:05:42.811Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -15945,26 +16436,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c1ysfkqzkrvwef02vwvt9qm7a",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795655256,
+         *       "created": 1795665942,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.818Z",
+         *           "created": "2026-11-26T04:05:42.811Z",
+         *           "updated": "2026-11-26T04:05:42.903Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T04:05:42.811Z",
          *           "description": null
          *         }
          *       }
@@ -15999,27 +16490,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c1yt63e8wbs65naerf1zg719t",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795665943,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:37.062Z",
+         *           "created": "2026-11-26T04:05:42.933Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.600Z",
+         *           "updated": "2026-11-26T04:05:43.087Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.062Z",
+         *           "updated": "2026-11-26T04:05:42.933Z",
          *           "deleted": null
          *         }
          *       }
@@ -16079,21 +16570,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c1yyjqgb8jqdtgbbqrm5xs4nc",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.054Z",
+         *           "created": "2026-11-26T04:05:44.211Z",
+         *           "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *           "updated": "2026-11-26T04:05:44.211Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16160,21 +16651,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c1yyk5jvj9nx55rcc1zbexsvm",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.065Z",
+         *           "created": "2026-11-26T04:05:44.211Z",
+         *           "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *           "updated": "2026-11-26T04:05:44.215Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16183,7 +16674,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.054Z"
+         *           "updated": "2026-11-26T04:05:44.211Z"
          *         }
          *       }
          *     }
@@ -16217,21 +16708,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c1yyqj71nh1vsna6bgdq9ye46",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795665944,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *           "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:40.214Z",
-         *           "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *           "updated": "2026-11-26T01:07:40.238Z",
+         *           "created": "2026-11-26T04:05:44.247Z",
+         *           "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
+         *           "updated": "2026-11-26T04:05:44.251Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16240,7 +16731,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.214Z",
+         *           "updated": "2026-11-26T04:05:44.247Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -16272,7 +16763,42 @@ export type components = {
                 previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `account.settings_updated`. */
+        /**
+         * @description The webhook body of `account.settings_updated`.
+         * @example {
+         *       "id": "evt_prod_06h1c1yr3wcdsa68by1t5677y1n2y",
+         *       "object": "event",
+         *       "type": "account.settings_updated",
+         *       "sequence": 1,
+         *       "created": 1795665942,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *           "object": "account_settings",
+         *           "tax_id": null,
+         *           "address": {
+         *             "city": "Berlin",
+         *             "line1": "Unter den Linden 1",
+         *             "line2": null,
+         *             "country": "DE",
+         *             "postal_code": "10117"
+         *           },
+         *           "livemode": false,
+         *           "business_name": "Example GmbH",
+         *           "support_email": null,
+         *           "default_locale": "en",
+         *           "invoice_footer": null,
+         *           "invoice_prefix": "EXAMPLEGMBH"
+         *         },
+         *         "previous_attributes": {
+         *           "address": null,
+         *           "business_name": null,
+         *           "invoice_prefix": "MERCHANT1SAN"
+         *         }
+         *       }
+         *     }
+         */
         AccountSettingsUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16317,7 +16843,90 @@ export type components = {
             invoice_footer?: string | null;
             /** @enum {string} */
             default_locale?: "en" | "fr" | "de";
+            default_tax_rate?: string | null;
             livemode?: boolean;
+        };
+        /** @description The webhook body of `tax_rate.created`. */
+        TaxRateCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        TaxRatePreviousAttributes: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "tax_rate";
+            display_name?: string;
+            description?: string | null;
+            percentage?: number;
+            inclusive?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /** @description The webhook body of `tax_rate.updated`. */
+        TaxRateUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
         };
         ApiTokenList: {
             items: components["schemas"]["ApiToken"][];
@@ -16388,6 +16997,13 @@ export type components = {
         Health: {
             /** @constant */
             status: "ok";
+        };
+        TaxRateList: {
+            items: components["schemas"]["TaxRate"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
         };
     };
     responses: never;
@@ -28784,6 +29400,566 @@ export interface operations {
             };
         };
     };
+    listTaxRates: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRatesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     paymentSucceededWebhook: {
         parameters: {
             query?: never;
@@ -30987,6 +32163,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
             };
         };
         responses: {
