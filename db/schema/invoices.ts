@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
+import type { InvoiceDocument } from "@/lib/invoices/schema";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -33,6 +34,12 @@ export const invoices = pgTable(
     number: text("number"),
     /** The position in the account's sequence (what `number` ends with). */
     numberSequence: bigint("number_sequence", { mode: "number" }),
+    /** What the document prints besides the invoice's fields, fixed at finalization (lib/invoices/pdf/document.ts). */
+    document: jsonb("document").$type<InvoiceDocument>(),
+    /** The SHA-256 (hex) of the PDF, fixed at finalization: every download has these bytes. */
+    pdfSha256: text("pdf_sha256"),
+    /** The capability of the hosted invoice page (random, given at finalization). */
+    hostedToken: text("hosted_token"),
     currency: text("currency").notNull(),
     subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull().default(0),
     discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
@@ -68,6 +75,7 @@ export const invoices = pgTable(
     index("invoices_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     index("invoices_subscription_idx").on(t.subscriptionId),
     uniqueIndex("invoices_account_number_sequence_idx").on(t.accountId, t.numberSequence),
+    uniqueIndex("invoices_hosted_token_idx").on(t.hostedToken),
     // The clock's due queries: open invoices by due date and by next dunning attempt.
     index("invoices_due_date_idx")
       .on(t.accountId, t.dueDate)

@@ -1,5 +1,11 @@
 import type { invoiceLines, invoices } from "@/db/schema";
+import { publicBaseUrl } from "@/lib/config";
 import type { InvoiceLineObject, InvoiceObject } from "./schema";
+
+/** The hosted invoice page of a token (app/invoice/[token]). */
+export function hostedInvoiceUrl(token: string): string {
+  return `${publicBaseUrl()}/invoice/${token}`;
+}
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
@@ -34,6 +40,11 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     status: invoice.status,
     number: invoice.number,
     currency: invoice.currency,
+    customer_name: invoice.document?.buyer.name ?? null,
+    customer_email: invoice.document?.buyer.email ?? null,
+    pdf_sha256: invoice.pdfSha256,
+    invoice_pdf: invoice.status === "draft" ? null : `${publicBaseUrl()}/api/invoices/${invoice.id}/pdf`,
+    hosted_invoice_url: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
     subtotal_atom: invoice.subtotalAtom,
     discount_atom: invoice.discountAtom,
     tax_atom: invoice.taxAtom,

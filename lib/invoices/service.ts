@@ -14,6 +14,7 @@ import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
+import { issueDocument } from "./pdf/issue";
 import { invoiceTaxes } from "./taxes";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -163,7 +164,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     }
     // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
     const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
-    const open = one(await tx
+    const numbered = one(await tx
       .update(invoices)
       .set({
         status: "open",
@@ -182,6 +183,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
       })
       .where(eq(invoices.id, invoice.id))
       .returning());
+    const open = await issueDocument(tx, numbered, taxedLines);
     const before = { invoice, lines, paymentIntent: null };
     const after = { invoice: open, lines: taxedLines, paymentIntent: null };
     await emit(tx, ctx, "invoice.finalized", after, before);
@@ -234,6 +236,9 @@ export async function previewInvoice({
     status: "draft",
     number: null,
     numberSequence: null,
+    document: null,
+    pdfSha256: null,
+    hostedToken: null,
     subtotalAtom,
     discountAtom,
     taxAtom: taxes.taxAtom,

@@ -1268,6 +1268,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdfForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF from its hosted page
+         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         */
+        get: operations["getHostedInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an open invoice from its hosted page
+         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
+         */
+        post: operations["payHostedInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -3936,6 +4016,13 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
+        };
+        HostedInvoicePayInput: {
+            /**
+             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
+             * @example pm_sandbox_succeeds
+             */
+            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -6883,6 +6970,16 @@ export type components = {
              */
             number: string | null;
             currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (`GET /api/invoices/{id}/pdf`, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
@@ -12414,6 +12511,8 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        /** Format: binary */
+        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -14510,6 +14609,16 @@ export type components = {
              */
             number?: string | null;
             currency?: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name?: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email?: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256?: string | null;
+            /** @description The PDF (`GET /api/invoices/{id}/pdf`, with a secret token); null on drafts. */
+            invoice_pdf?: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
@@ -23498,6 +23607,289 @@ export interface operations {
             };
             /** @description Conflict with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePdfForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHostedInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    payHostedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedInvoicePayInput"];
+            };
+        };
+        responses: {
+            /** @description The invoice after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+import { api, createToken, signUp } from "./fixtures";
+
+test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox invoice; a wrong or altered token is a 404", async ({ page, browser }) => {
+  const merchant = await signUp(page, "Atelier Lumière");
+  await page.getByLabel("Account").selectOption({ index: 1 });
+  await expect(page.getByRole("status").filter({ hasText: "Sandbox" })).toBeVisible();
+  const sandboxAccountId = new URL(page.url()).pathname.split("/")[2]!;
+  const server = api(await createToken(page, { ...merchant, accountId: sandboxAccountId }, "Invoices server"));
+
+  expect((await server.post("/account-settings", { business_name: "Atelier Lumière SARL", default_locale: "fr" })).status).toBe(200);
+  const customer = await server.post("/customers", { email: "client@example.fr", name: "Camille Martin" });
+  const draft = await server.post("/invoices", { customer: customer.body.id, currency: "eur", lines: [{ unit_amount_atom: 15000, description: "Séance photo" }] });
+  const invoice = (await server.post(`/invoices/${draft.body.id}/finalize`)).body;
+  expect(invoice.number).toMatch(/^ATELIERLUMIE-\d{4}$/);
+
+  // Signed out: a fresh browser context without the dashboard's session.
+  const context = await browser.newContext({ acceptDownloads: true });
+  const visitor = await context.newPage();
+  try {
+    await visitor.goto(invoice.hosted_invoice_url);
+    await expect(visitor.getByRole("heading", { name: `Facture ${invoice.number}` })).toBeVisible();
+    await expect(visitor.getByText("Séance photo")).toBeVisible();
+    await expect(visitor.getByTestId("invoice-status")).toHaveText("open");
+
+    const [download] = await Promise.all([visitor.waitForEvent("download"), visitor.getByRole("link", { name: "Télécharger le PDF" }).click()]);
+    const bytes = readFileSync((await download.path())!);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(invoice.pdf_sha256);
+
+    await visitor.getByRole("button", { name: /^Payer/ }).click();
+    await expect(visitor.getByTestId("invoice-status")).toHaveText("paid");
+    await expect(visitor.getByTestId("invoice-due")).toContainText("0,00");
+    expect((await server.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", due_amount_atom: 0 });
+
+    const token = invoice.hosted_invoice_url.split("/").pop() as string;
+    const altered = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+    for (const wrong of [altered, "not-a-token"]) {
+      const response = await visitor.goto(invoice.hosted_invoice_url.replace(token, wrong));
+      expect(response?.status()).toBe(404);
+      await expect(visitor.getByText(invoice.number)).toHaveCount(0);
+    }
+  } finally {
+    await context.close();
+  }
+});
