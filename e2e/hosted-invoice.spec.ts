@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { api, createToken, signUp } from "./fixtures";
+import { api, baseUrl, createToken, signUp } from "./fixtures";
 
 test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox invoice; a wrong or altered token is a 404", async ({ page, browser }) => {
   const merchant = await signUp(page, "Atelier Lumière");
@@ -44,4 +44,38 @@ test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox
   } finally {
     await context.close();
   }
+});
+
+test("dashboard: the seller's details in Settings; the invoice page and list show the number, tax, Download PDF and Copy hosted link", async ({ page }) => {
+  const merchant = await signUp(page, "Dashboard Invoices");
+  const base = `${baseUrl()}/accounts/${merchant.accountId}`;
+  await page.goto(`${base}/settings`);
+  const seller = page.getByRole("form", { name: "Seller details" });
+  await seller.getByLabel("Business name").fill("Dashboard Invoices Ltd");
+  await seller.getByLabel("Invoice number prefix").fill("DASH");
+  await seller.getByRole("button", { name: "Save seller details" }).click();
+  await expect(page.getByText("Saved. Invoices finalized from now on print these details.")).toBeVisible();
+
+  const server = api(await createToken(page, merchant, "Invoices server"));
+  expect((await server.get("/account-settings")).body).toMatchObject({ business_name: "Dashboard Invoices Ltd", invoice_prefix: "DASH" });
+  const vat = (await server.post("/tax-rates", { display_name: "VAT", percentage: 20, inclusive: false })).body;
+  const customer = (await server.post("/customers", { email: "grace@example.com", name: "Grace Hopper" })).body;
+  const product = (await server.post("/products", { name: "Compiler licence" })).body;
+  const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 5000, type: "one_time" })).body;
+  const draft = (await server.post("/invoices", { customer: customer.id, currency: "usd", lines: [{ price: price.id, tax_rates: [vat.id] }] })).body;
+  const invoice = (await server.post(`/invoices/${draft.id}/finalize`)).body;
+  expect(invoice).toMatchObject({ number: "DASH-0001", tax_atom: 1000, total_amount_atom: 6000 });
+
+  await page.goto(`${base}/invoices`);
+  const row = page.getByRole("row").filter({ hasText: "DASH-0001" });
+  await expect(row).toContainText("Grace Hopper");
+  await expect(row).toContainText("$10.00");
+  await row.getByRole("link", { name: /DASH-0001/ }).click();
+  await expect(page.getByRole("heading", { name: /DASH-0001/ })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Lines" })).toContainText("Compiler licence");
+  await expect(page.getByRole("link", { name: "Download PDF" })).toHaveAttribute("href", `/api/${merchant.accountId}/invoices/${invoice.id}/pdf`);
+  await expect(page.getByRole("button", { name: "Copy hosted link" })).toBeVisible();
+  const pdf = await page.request.get(`/api/${merchant.accountId}/invoices/${invoice.id}/pdf`);
+  expect(pdf.status()).toBe(200);
+  expect(createHash("sha256").update(await pdf.body()).digest("hex")).toBe(invoice.pdf_sha256);
 });
