@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { operationPath } from "@/lib/operation-paths";
 import { api, baseUrl, createToken, signUp } from "./fixtures";
 
 test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox invoice; a wrong or altered token is a 404", async ({ page, browser }) => {
@@ -66,6 +67,7 @@ test("dashboard: the seller's details in Settings; the invoice page and list sho
   const invoice = (await server.post(`/invoices/${draft.id}/finalize`)).body;
   expect(invoice).toMatchObject({ number: "DASH-0001", tax_atom: 1000, total_amount_atom: 6000 });
 
+  const pdfPath = operationPath("getInvoicePdf", { account_id: merchant.accountId, invoice_id: invoice.id });
   await page.goto(`${base}/invoices`);
   const row = page.getByRole("row").filter({ hasText: "DASH-0001" });
   await expect(row).toContainText("Grace Hopper");
@@ -73,9 +75,9 @@ test("dashboard: the seller's details in Settings; the invoice page and list sho
   await row.getByRole("link", { name: /DASH-0001/ }).click();
   await expect(page.getByRole("heading", { name: /DASH-0001/ })).toBeVisible();
   await expect(page.getByRole("table", { name: "Lines" })).toContainText("Compiler licence");
-  await expect(page.getByRole("link", { name: "Download PDF" })).toHaveAttribute("href", `/api/${merchant.accountId}/invoices/${invoice.id}/pdf`);
+  await expect(page.getByRole("link", { name: "Download PDF" })).toHaveAttribute("href", pdfPath);
   await expect(page.getByRole("button", { name: "Copy hosted link" })).toBeVisible();
-  const pdf = await page.request.get(`/api/${merchant.accountId}/invoices/${invoice.id}/pdf`);
+  const pdf = await page.request.get(pdfPath);
   expect(pdf.status()).toBe(200);
   expect(createHash("sha256").update(await pdf.body()).digest("hex")).toBe(invoice.pdf_sha256);
 });

@@ -11,6 +11,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import { InvoiceActions } from "./invoice-actions";
+import { operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
@@ -45,7 +46,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
         <div className="flex flex-wrap items-center gap-2">
           <CopyButton value={invoice.id} label="Copy id" />
           {invoice.status !== "draft" && (
-            <a href={`/api/${accountId}/invoices/${invoice.id}/pdf`} download={`${invoice.number ?? invoice.id}.pdf`} className={linkClass}>
+            <a href={operationPath("getInvoicePdf", { account_id: accountId, invoice_id: invoice.id })} download={`${invoice.number ?? invoice.id}.pdf`} className={linkClass}>
               Download PDF
             </a>
           )}

@@ -110,7 +110,7 @@ export const Invoice = z
     customer_name: z.string().nullable().meta({ description: "The customer's name as printed on the invoice (fixed at finalization); null on drafts." }),
     customer_email: z.string().nullable().meta({ description: "The customer's email as printed on the invoice (fixed at finalization); null on drafts." }),
     pdf_sha256: z.string().nullable().meta({ description: "SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts." }),
-    invoice_pdf: z.string().nullable().meta({ description: "The PDF (`GET /api/invoices/{id}/pdf`, with a secret token); null on drafts." }),
+    invoice_pdf: z.string().nullable().meta({ description: "The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts." }),
     hosted_invoice_url: z.string().nullable().meta({
       description: "The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts.",
     }),

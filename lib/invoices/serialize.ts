@@ -1,5 +1,6 @@
 import type { invoiceLines, invoices } from "@/db/schema";
 import { publicBaseUrl } from "@/lib/config";
+import { operationPath } from "@/lib/operation-paths";
 import type { InvoiceLineObject, InvoiceObject } from "./schema";
 
 /** The hosted invoice page of a token (app/invoice/[token]). */
@@ -43,7 +44,7 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     customer_name: invoice.document?.buyer.name ?? null,
     customer_email: invoice.document?.buyer.email ?? null,
     pdf_sha256: invoice.pdfSha256,
-    invoice_pdf: invoice.status === "draft" ? null : `${publicBaseUrl()}/api/invoices/${invoice.id}/pdf`,
+    invoice_pdf: invoice.status === "draft" ? null : `${publicBaseUrl()}${operationPath("getInvoicePdfForTokenAccount", { invoice_id: invoice.id })}`,
     hosted_invoice_url: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
     subtotal_atom: invoice.subtotalAtom,
     discount_atom: invoice.discountAtom,

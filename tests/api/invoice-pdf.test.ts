@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, apiBaseUrl, type Json } from "../helpers/api";
+import { operationPath } from "@/lib/operation-paths";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { download, expectPdfMatches, pdfText, printedMoney, qpdfCheck, sha256 } from "../helpers/pdf";
 import { expectProblem } from "../helpers/problem";
@@ -44,7 +45,7 @@ describe("the invoice PDF", () => {
     ]);
     expect(invoice).toMatchObject({
       pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      invoice_pdf: expect.stringMatching(new RegExp(`/api/invoices/${invoice.id}/pdf$`)),
+      invoice_pdf: expect.stringMatching(new RegExp(`${operationPath("getInvoicePdfForTokenAccount", { invoice_id: invoice.id })}$`)),
       hosted_invoice_url: expect.stringMatching(/\/invoice\/[A-Za-z0-9_-]{43}$/),
       customer_name: "Ada Lovelace",
       customer_email: "buyer@example.com",

@@ -189,7 +189,7 @@ describe("invoices", () => {
       number: expect.stringMatching(/^MERCHANT\d+-\d{4}$/),
       customer_email: "billed@example.com",
       pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
-      invoice_pdf: expect.stringMatching(/\/api\/invoices\/in_prod_\w+\/pdf$/),
+      invoice_pdf: expect.stringMatching(/\/invoices\/in_prod_\w+\/pdf$/),
       hosted_invoice_url: expect.stringMatching(/\/invoice\/[\w-]{43}$/),
       total_amount_atom: 2500,
       due_amount_atom: 2500,

@@ -189,14 +189,15 @@ export function finishEventCheck(suite: string): void {
   const synthetic = entries.reduce((sum, entry) => sum + entry.synthetic, 0);
   const failures = entries.flatMap((entry) => entry.failures);
   const pdfs = entries.reduce((sum, entry) => sum + (entry.pdfs ?? 0), 0);
-  const summary = `${suite}: ${validated} events of ${entries.length} databases validated against the OpenAPI document's event schemas (${synthetic} synthetic rows skipped), and ${pdfs} finalized invoices' PDFs checked`;
+  const summary = `${suite}: ${validated} events of ${entries.length} databases validated against the OpenAPI document's event schemas (${synthetic} synthetic rows skipped)`;
+  const pdfNote = `${pdfs} finalized invoices' PDFs checked (tests/helpers/pdf-check.ts)`;
   if (failures.length > 0) {
     const listed = failures
       .slice(0, MAX_LISTED)
       .map((failure) => `  ${failure.type} ${failure.eventId} (as ${failure.as}, ${failure.database}): ${failure.errors}`);
     const more = failures.length > MAX_LISTED ? [`  … and ${failures.length - MAX_LISTED} more`] : [];
-    throw new Error([`${summary}: ${failures.length} invalid.`, ...listed, ...more].join("\n"));
+    throw new Error([`${summary}: ${failures.length} invalid; ${pdfNote}.`, ...listed, ...more].join("\n"));
   }
   if (validated === 0 && !ranChosenFiles()) throw new Error(`${summary}: none, so the check proved nothing.`);
-  console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}.`);
+  console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}; ${pdfNote}.`);
 }

@@ -4,6 +4,7 @@ import { HostedPayForm } from "@/components/invoices/hosted-pay-form";
 import { getHostedInvoice } from "@/lib/invoices/hosted";
 import { LABELS } from "@/lib/invoices/pdf/labels";
 import { formatAtoms } from "@/lib/money";
+import { operationPath } from "@/lib/operation-paths";
 
 export const metadata: Metadata = { title: "Invoice", robots: { index: false, follow: false }, referrer: "no-referrer" };
 // Always the invoice as it stands now (paid or not).
@@ -100,7 +101,7 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
         {invoice.reverseCharge && <p className="mt-3 text-xs text-slate-600">{t.reverseCharge}</p>}
         {invoice.footer && <p className="mt-3 text-xs text-slate-600">{invoice.footer}</p>}
         <p className="mt-4">
-          <a className="text-sm font-medium text-indigo-700 underline" href={`/api/hosted-invoices/${invoice.token}/pdf`} download={`${invoice.number}.pdf`}>
+          <a className="text-sm font-medium text-indigo-700 underline" href={operationPath("getHostedInvoicePdf", { token: invoice.token })} download={`${invoice.number}.pdf`}>
             {t.downloadPdf}
           </a>
         </p>

@@ -6976,7 +6976,7 @@ export type components = {
             customer_email: string | null;
             /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
-            /** @description The PDF (`GET /api/invoices/{id}/pdf`, with a secret token); null on drafts. */
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
             hosted_invoice_url: string | null;
@@ -7411,31 +7411,31 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxsyn6wjbaptbgj4vsq6m7r",
+         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *       "data": {
-         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:05:44.013Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.015Z",
+         *       "created": "2026-11-26T04:50:39.851Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7478,31 +7478,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxzvjwq7fh1znb95fp8q25a",
+         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
+         *       "aggregate_id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *       "data": {
-         *         "id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
+         *         "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:05:44.057Z",
+         *         "created": "2026-11-26T04:50:39.874Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *         "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxwk6anj2rnref1dbx8xsv8",
+         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.062Z",
+         *       "created": "2026-11-26T04:50:39.876Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentFailedEvent: {
@@ -7545,43 +7545,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yykhjfb1b3jhg3ffwems4dy",
+         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *       "data": {
-         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:05:44.013Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:05:44.013Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.220Z",
+         *       "created": "2026-11-26T04:50:40.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7624,29 +7624,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z1ppe7y1td2g51fvbkdr0j2",
+         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *       "data": {
-         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.009Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.009Z",
+         *         "updated": "2026-11-26T04:50:41.169Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.009Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7664,12 +7664,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z1nztvd9snfcewj0ggbk8v2",
+         *       "correlation_id": "req_prod_06h1cc85hzmjjs1g6c9dzvyebzbnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:45.013Z",
+         *       "created": "2026-11-26T04:50:41.173Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7712,19 +7712,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z21b3rcggjjkbjeyptw6x66",
+         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *       "data": {
-         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.077Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.097Z",
+         *         "updated": "2026-11-26T04:50:41.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7733,10 +7733,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.077Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7753,24 +7753,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.077Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.077Z",
+         *         "updated": "2026-11-26T04:50:41.259Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.077Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7787,12 +7787,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z20yf26910az1nqhjr3zqm0",
+         *       "correlation_id": "req_prod_06h1cc85zjm1bsesyfr89rn9dq6yy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:45.098Z",
+         *       "created": "2026-11-26T04:50:41.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7835,20 +7835,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z23ra3qtnbqv0xtwjzx23mg",
+         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *       "data": {
-         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.077Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.116Z",
+         *         "updated": "2026-11-26T04:50:41.296Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7857,10 +7857,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.077Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7877,14 +7877,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.077Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.097Z",
+         *         "updated": "2026-11-26T04:50:41.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7893,10 +7893,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.077Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7913,12 +7913,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z23bmcdevny2s4wfsnczzr6",
+         *       "correlation_id": "req_prod_06h1cc861vwzgx8bzwgswmjr2vkag",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:45.118Z",
+         *       "created": "2026-11-26T04:50:41.298Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -7961,29 +7961,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z1x6x5jc0bbnrq8z49d1cwe",
+         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *       "data": {
-         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:05:45.009Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.064Z",
+         *         "updated": "2026-11-26T04:50:41.240Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2",
+         *         "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.009Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7991,33 +7991,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:05:45.064Z",
+         *         "completed_at": "2026-11-26T04:50:41.240Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1c1z1txqfb7as87re755nxv42p",
+         *         "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.009Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.009Z",
+         *         "updated": "2026-11-26T04:50:41.169Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.009Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8034,12 +8034,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z1rx1c6p75g2rawb5d3khbw",
+         *       "correlation_id": "req_prod_06h1cc85p5g9dy4nrxf0nhjdq2m9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:45.065Z",
+         *       "created": "2026-11-26T04:50:41.242Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2"
+         *       "actor_id": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8082,29 +8082,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z2j9jqdsnysxtw5xy36f84t",
+         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *       "aggregate_id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *       "data": {
-         *         "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:05:45.127Z",
+         *         "created": "2026-11-26T04:50:41.324Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:05:45.127Z",
+         *         "updated": "2026-11-27T04:50:41.324Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:05:45.127Z",
-         *         "expires_at": "2026-11-27T04:05:45.127Z",
+         *         "expired_at": "2026-11-27T04:50:41.324Z",
+         *         "expires_at": "2026-11-27T04:50:41.324Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8121,24 +8121,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
-         *         "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:45.127Z",
+         *         "created": "2026-11-26T04:50:41.324Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:45.127Z",
+         *         "updated": "2026-11-26T04:50:41.324Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:05:45.127Z",
+         *         "expires_at": "2026-11-27T04:50:41.324Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8155,10 +8155,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:05:45.127Z",
+         *       "created": "2026-11-27T04:50:41.324Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8203,19 +8203,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxs296x7389zap25225arj6",
+         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:05:44.006Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.006Z",
+         *         "updated": "2026-11-26T04:50:39.843Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8228,12 +8228,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.008Z",
+         *       "created": "2026-11-26T04:50:39.846Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8276,19 +8276,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxsd0gx3k8h4jgk8mx34k8m",
+         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:05:44.006Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.010Z",
+         *         "updated": "2026-11-26T04:50:39.847Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8300,14 +8300,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:05:44.006Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.006Z",
+         *         "updated": "2026-11-26T04:50:39.843Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8319,12 +8319,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.011Z",
+         *       "created": "2026-11-26T04:50:39.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8367,19 +8367,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yy2rw06149ms82pq1gwh5te",
+         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
+         *       "aggregate_id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
+         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:05:44.081Z",
+         *         "created": "2026-11-26T04:50:39.894Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.085Z",
+         *         "updated": "2026-11-26T04:50:39.899Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8391,14 +8391,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
+         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:05:44.081Z",
+         *         "created": "2026-11-26T04:50:39.894Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.081Z",
+         *         "updated": "2026-11-26T04:50:39.894Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8410,12 +8410,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yy1xj8jr8jfvafxhhswj6a0",
+         *       "correlation_id": "req_prod_06h1cc80jezxvw6xb6ztxdqh7ah2t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.087Z",
+         *       "created": "2026-11-26T04:50:39.907Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8458,19 +8458,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yy8ea6sxav93yvkhae5d85r",
+         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:05:44.121Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.130Z",
+         *         "updated": "2026-11-26T04:50:39.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8482,14 +8482,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:05:44.121Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.127Z",
+         *         "updated": "2026-11-26T04:50:39.944Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8501,12 +8501,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yy6v46ea5sk77qp6rqzp3ty",
+         *       "correlation_id": "req_prod_06h1cc80rfye1vp6jv259czwpsb2t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.131Z",
+         *       "created": "2026-11-26T04:50:39.947Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8549,19 +8549,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxt65b0fyptkcsreqnc9xhj",
+         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:05:44.006Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.016Z",
+         *         "updated": "2026-11-26T04:50:39.852Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8573,14 +8573,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:05:44.006Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.010Z",
+         *         "updated": "2026-11-26T04:50:39.847Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8592,12 +8592,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxre42p3qg4s71fhd5ysypt",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.017Z",
+         *       "created": "2026-11-26T04:50:39.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8640,23 +8640,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyar9mk6ckbpevcw51tfeap",
+         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:05:44.121Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.148Z",
+         *         "updated": "2026-11-26T04:50:39.959Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:05:44.148Z",
+         *         "canceled_at": "2026-11-26T04:50:39.959Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8664,14 +8664,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:05:44.121Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.130Z",
+         *         "updated": "2026-11-26T04:50:39.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8683,12 +8683,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yyaagyk0bmvv2kagcsr6acr",
+         *       "correlation_id": "req_prod_06h1cc80tk5rt76rjfwwnr60ejerw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:05:44.150Z",
+         *       "created": "2026-11-26T04:50:39.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8731,19 +8731,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yy0zn5k17pz5fej00ehfj1j",
+         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *       "aggregate_id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:05:44.044Z",
+         *         "created": "2026-11-26T04:50:39.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.066Z",
+         *         "updated": "2026-11-26T04:50:39.877Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8755,14 +8755,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:05:44.044Z",
+         *         "created": "2026-11-26T04:50:39.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.048Z",
+         *         "updated": "2026-11-26T04:50:39.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8774,12 +8774,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxwk6anj2rnref1dbx8xsv8",
+         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.071Z",
+         *       "created": "2026-11-26T04:50:39.878Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8822,19 +8822,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yy5s9513ey4mh1zs2k21c72",
+         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
+         *       "aggregate_id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *       "data": {
-         *         "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
+         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:05:44.101Z",
+         *         "created": "2026-11-26T04:50:39.922Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.109Z",
+         *         "updated": "2026-11-26T04:50:39.928Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8846,14 +8846,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
+         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:05:44.101Z",
+         *         "created": "2026-11-26T04:50:39.922Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:05:44.104Z",
+         *         "updated": "2026-11-26T04:50:39.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8865,12 +8865,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yy4845bssxdgnf4k9wjhvhr",
+         *       "correlation_id": "req_prod_06h1cc80p1y7h8v1z9vt0tyek0dg0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.110Z",
+         *       "created": "2026-11-26T04:50:39.929Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -8913,44 +8913,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z11ptcjzp6m0h4gdrwhaww0",
+         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.832Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:40.786Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z0zsy6fh4h1rcggqrab3p7p",
+         *       "correlation_id": "req_prod_06h1cc8422ac3qn3ks7wn1dbn9pnt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.845Z",
+         *       "created": "2026-11-26T04:50:40.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -8993,25 +8993,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z15msqf7wcagj138hp62n1t",
+         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.874Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.033Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9019,45 +9019,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.832Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:40.786Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z14zq63mxvt4qbs3crz3k5a",
+         *       "correlation_id": "req_prod_06h1cc850kq8fywfjkn5sph97p47e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.877Z",
+         *       "created": "2026-11-26T04:50:41.041Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9100,53 +9100,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z189stcbgnnqh9h6r3rsjcj",
+         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.895Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:05:44.895Z",
+         *         "paused_at": "2026-11-26T04:50:41.069Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.874Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.033Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9154,19 +9154,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z17j5w5apy00vcmn72wv350",
+         *       "correlation_id": "req_prod_06h1cc854trd3p6za57z2pndg7m6c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.898Z",
+         *       "created": "2026-11-26T04:50:41.074Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9209,25 +9209,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z1bdbdvc9m0erv6r7tcvjvp",
+         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.920Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.094Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9235,47 +9235,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.895Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:05:44.895Z",
+         *         "paused_at": "2026-11-26T04:50:41.069Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z1akqs4e2cvc6nvbfjgawfe",
+         *       "correlation_id": "req_prod_06h1cc858a01zb6f81mdzy9rpxa1m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:05:44.923Z",
+         *       "created": "2026-11-26T04:50:41.097Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9318,53 +9318,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z1gbmdvxzpzq1pymzffp4yr",
+         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.955Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.114Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:05:44.955Z",
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "cancelled_at": "2026-11-26T04:50:41.114Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:05:44.832Z",
-         *         "updated": "2026-11-26T04:05:44.920Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.094Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9372,19 +9372,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *         "current_period_end": "2026-12-26T04:05:44.832Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.832Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z1eks5hx4nhye8gxnj0qv74",
+         *       "correlation_id": "req_prod_06h1cc85aserrt2gn21x6mje49y90",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:05:44.962Z",
+         *       "created": "2026-11-26T04:50:41.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9427,42 +9427,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z2myy2927ptwc0dv7bw50r6",
+         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *       "aggregate_id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *       "data": {
-         *         "id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *         "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghj",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:05:44.983Z",
-         *         "updated": "2026-11-26T04:05:44.983Z",
+         *         "created": "2026-11-26T04:50:41.143Z",
+         *         "updated": "2026-11-26T04:50:41.143Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:05:44.983Z",
+         *         "trial_end": "2026-12-03T04:50:41.143Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:05:44.983Z",
+         *         "current_period_end": "2026-12-03T04:50:41.143Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:05:44.983Z",
+         *         "current_period_start": "2026-11-26T04:50:41.143Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:05:44.983Z",
+         *       "created": "2026-11-30T04:50:41.143Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9507,57 +9507,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyterdz9q13bbk16xkre0bj",
+         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.269Z",
+         *         "updated": "2026-11-26T04:50:40.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yys57nj52p4d09t70avtne8",
+         *       "correlation_id": "req_prod_06h1cc81h0p0ws2ggstzp7gz5gae6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.275Z",
+         *       "created": "2026-11-26T04:50:40.145Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9600,95 +9611,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyzrx55anbc1w61x7vqke3w",
+         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.306Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.269Z",
+         *         "updated": "2026-11-26T04:50:40.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yyxn2anyfxcc1nnfmf1s6ty",
+         *       "correlation_id": "req_prod_06h1cc81ptra4efeg4a3rb0ry7252",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.318Z",
+         *       "created": "2026-11-26T04:50:40.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9731,95 +9764,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yz90shfrsbzgncv2d3pdqsg",
+         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:05:44.269Z",
-         *         "paid_at": "2026-11-26T04:05:44.388Z",
-         *         "updated": "2026-11-26T04:05:44.388Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.306Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yz4j6d7ry5c1f048zaedeby",
+         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.392Z",
+         *       "created": "2026-11-26T04:50:40.301Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaidEvent: {
@@ -9862,95 +9917,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yz993c9t9brkf5wd07g6sxa",
+         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:05:44.269Z",
-         *         "paid_at": "2026-11-26T04:05:44.388Z",
-         *         "updated": "2026-11-26T04:05:44.388Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.269Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.306Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yz4j6d7ry5c1f048zaedeby",
+         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:05:44.394Z",
+         *       "created": "2026-11-26T04:50:40.303Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -9993,57 +10070,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yzr62rtzhrhwppj1dw1prp0",
+         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
+         *       "aggregate_id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *       "data": {
-         *         "id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
+         *         "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yzhtd3m95bgktkgc8e7ap98",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.461Z",
+         *         "created": "2026-11-26T04:50:40.365Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.479Z",
+         *         "updated": "2026-11-26T04:50:40.383Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.479Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.383Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yznrq31y9jvgx0m4g4574qm",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yznf5paence61mz1vpkjsbt",
+         *       "correlation_id": "req_prod_06h1cc82sxdv72qqjpazpg1pdakjc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.513Z",
+         *       "created": "2026-11-26T04:50:40.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10086,57 +10174,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z00fftz1d46232g6219sjd4",
+         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
+         *       "aggregate_id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *       "data": {
-         *         "id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
+         *         "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yzt0dth9fsdk9jqqrre5hng",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.527Z",
+         *         "created": "2026-11-26T04:50:40.521Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.553Z",
+         *         "updated": "2026-11-26T04:50:40.536Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.553Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.536Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yzz5vfm286jf9vhz2yvpgd2",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yzyq9exn01snx8wscwhbjby",
+         *       "correlation_id": "req_prod_06h1cc837bsxv4hgamc8zhj7444ej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.579Z",
+         *       "created": "2026-11-26T04:50:40.580Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10179,93 +10278,115 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z2e87jvv3eq3q631nfsypwm",
+         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
+         *       "aggregate_id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *       "data": {
-         *         "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
+         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.786Z",
+         *         "created": "2026-11-26T04:50:40.741Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:05:44.760Z",
+         *         "updated": "2026-11-27T04:50:40.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:05:44.760Z",
+         *         "due_date": "2026-11-27T04:50:40.724Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:05:44.760Z",
+         *         "overdue_at": "2026-11-27T04:50:40.724Z",
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.814Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.756Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
+         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.786Z",
+         *         "created": "2026-11-26T04:50:40.741Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.814Z",
+         *         "updated": "2026-11-26T04:50:40.756Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:05:44.760Z",
+         *         "due_date": "2026-11-27T04:50:40.724Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.814Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.756Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:05:44.760Z",
+         *       "created": "2026-11-27T04:50:40.724Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10310,95 +10431,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z0cptmk8xpadz8kxrhfhe30",
+         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
+         *       "aggregate_id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *       "data": {
-         *         "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
+         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:05:44.633Z",
+         *         "created": "2026-11-26T04:50:40.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.676Z",
+         *         "updated": "2026-11-26T04:50:40.631Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:05:44.676Z",
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T04:50:40.631Z",
          *         "overdue_at": null,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.657Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.604Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
+         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.633Z",
+         *         "created": "2026-11-26T04:50:40.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.657Z",
+         *         "updated": "2026-11-26T04:50:40.604Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.657Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.604Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z0c4e901kb7w92ewd2h9hxg",
+         *       "correlation_id": "req_prod_06h1cc83ehkx2p1rbdtvcj9raqn8c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.677Z",
+         *       "created": "2026-11-26T04:50:40.632Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10441,95 +10584,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z0mjzbv02196bwdn6cwthbw",
+         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
+         *       "aggregate_id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *       "data": {
-         *         "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
+         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:05:44.701Z",
+         *         "created": "2026-11-26T04:50:40.652Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.739Z",
+         *         "updated": "2026-11-26T04:50:40.700Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.720Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:05:44.739Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
+         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:05:44.701Z",
+         *         "created": "2026-11-26T04:50:40.652Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:05:44.720Z",
+         *         "updated": "2026-11-26T04:50:40.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.720Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z0kr1w56p87sy6hz92t1jrj",
+         *       "correlation_id": "req_prod_06h1cc83q2cvz3sax4bnrv2x2q97m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:44.740Z",
+         *       "created": "2026-11-26T04:50:40.701Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10572,57 +10737,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yzfwefe2h72w1qg67yep24r",
+         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *             "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:05:44.269Z",
-         *         "paid_at": "2026-11-26T04:05:44.388Z",
-         *         "updated": "2026-11-26T04:05:44.388Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:05:44.306Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yzdwqp39az630mjtcwv8dwm",
+         *       "correlation_id": "req_prod_06h1cc82b1scz077ja3vswerhndbj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:05:44.447Z",
+         *       "created": "2026-11-26T04:50:40.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10665,55 +10841,66 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1z2q01w8s6fpwzjwr9phy8ky",
+         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
+         *       "aggregate_id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *       "data": {
-         *         "id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
+         *         "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c1z2pv4qmybf2yxe3p6wzd2pt",
-         *             "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *             "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:05:44.983Z",
+         *         "created": "2026-11-30T04:50:41.143Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:05:44.983Z",
+         *         "updated": "2026-11-30T04:50:41.143Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *         "pdf_sha256": null,
+         *         "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *         "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1z29gk2ewrzv54292jamgpzw",
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:05:44.983Z",
+         *       "created": "2026-11-30T04:50:41.143Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10758,32 +10945,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yvxqdatdxcv9995nxg5np5e",
+         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *       "data": {
-         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "created": "2026-11-26T04:50:39.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:05:43.531Z",
+         *         "updated": "2026-11-26T04:50:39.704Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yvtfxy3bzyass5yq489ca8c",
+         *       "correlation_id": "req_prod_06h1cc7ztndwkbkqf7yf9epq7k4n8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:43.533Z",
+         *       "created": "2026-11-26T04:50:39.707Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10826,45 +11014,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yw784gd95jkvmejggp2gja4",
+         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *       "data": {
-         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "created": "2026-11-26T04:50:39.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:05:43.609Z",
+         *         "updated": "2026-11-26T04:50:39.733Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:05:43.531Z",
+         *         "created": "2026-11-26T04:50:39.704Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:05:43.531Z",
+         *         "updated": "2026-11-26T04:50:39.704Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yw2f4ym1n1jz9bznwgcb8f6",
+         *       "correlation_id": "req_prod_06h1cc7zy571kk9xep1asnp31g134",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.610Z",
+         *       "created": "2026-11-26T04:50:39.735Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -10907,46 +11097,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ywndsw0es6bx9garhqwkacc",
+         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
+         *       "aggregate_id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *       "data": {
-         *         "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
+         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:05:43.637Z",
+         *         "created": "2026-11-26T04:50:39.753Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:05:43.721Z",
+         *         "updated": "2026-11-26T04:50:39.771Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
+         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:05:43.637Z",
+         *         "created": "2026-11-26T04:50:39.753Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:05:43.637Z",
+         *         "updated": "2026-11-26T04:50:39.753Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
+         *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ywmt6s57j5bpmcmsgqs8a9j",
+         *       "correlation_id": "req_prod_06h1cc8032584xbwpm14xwfchy17p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.723Z",
+         *       "created": "2026-11-26T04:50:39.772Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDeletedEvent: {
@@ -10989,21 +11181,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yx2k59w10c5b52yy8t8z8dp",
+         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:05:43.824Z",
+         *         "start": "2026-11-26T04:50:39.787Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.136Z",
-         *           "updated": "2026-11-26T04:05:43.824Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11016,17 +11208,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ywyh570zfpf76bvyq219eam",
+         *       "correlation_id": "req_prod_06h1cc805114dzkp0ph56r04ty322",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:43.828Z",
+         *       "created": "2026-11-26T04:50:39.790Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11069,21 +11261,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxkzc9zyqkmprd5qdk44m7r",
+         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:05:43.958Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.216Z",
-         *           "updated": "2026-11-26T04:05:43.958Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11096,20 +11288,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:05:43.824Z",
+         *         "start": "2026-11-26T04:50:39.787Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.136Z",
-         *           "updated": "2026-11-26T04:05:43.824Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11122,16 +11314,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxfpkvp6mw1mzgyy0t7256r",
+         *       "correlation_id": "req_prod_06h1cc807m04m6gvcyw4pnta05fre",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.967Z",
+         *       "created": "2026-11-26T04:50:39.811Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11174,21 +11366,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yxp07300e31n0wxh0vnf312",
+         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:05:43.958Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.216Z",
-         *           "updated": "2026-11-26T04:05:43.958Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11202,20 +11394,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:05:43.958Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.216Z",
-         *           "updated": "2026-11-26T04:05:43.958Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11228,16 +11420,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yxmxy7tn7wkaj7akf85e510",
+         *       "correlation_id": "req_prod_06h1cc809fscmgvhcvj743h4a15qy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:05:43.985Z",
+         *       "created": "2026-11-26T04:50:39.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11280,17 +11472,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yte1wtzfwnf2e40qwy6h6f4",
+         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *       "data": {
-         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:05:43.136Z",
-         *         "updated": "2026-11-26T04:05:43.136Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.599Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11304,12 +11496,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yta6vgkkk9pb8eqjy2wfjyt",
+         *       "correlation_id": "req_prod_06h1cc7zdhs38w26g4gw3je1zves8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:43.152Z",
+         *       "created": "2026-11-26T04:50:39.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponCreatedEvent: {
@@ -11352,17 +11544,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ytscmg98rev44a9vpr32kjy",
+         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *       "data": {
-         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:05:43.136Z",
-         *         "updated": "2026-11-26T04:05:43.241Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.645Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11375,12 +11567,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:05:43.136Z",
-         *         "updated": "2026-11-26T04:05:43.136Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.599Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11393,12 +11585,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ytrmpcgjmnbnwcsc2rzaftc",
+         *       "correlation_id": "req_prod_06h1cc7zk4jy3srd2stxw9ydhhnrp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.243Z",
+         *       "created": "2026-11-26T04:50:39.647Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11441,18 +11633,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yv4rftw36xw7a21mzstd4n2",
+         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
+         *       "aggregate_id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *       "data": {
-         *         "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
+         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:05:43.264Z",
+         *         "created": "2026-11-26T04:50:39.668Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:05:43.314Z",
+         *         "updated": "2026-11-26T04:50:39.686Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11465,12 +11657,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
+         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:05:43.264Z",
-         *         "updated": "2026-11-26T04:05:43.264Z",
+         *         "created": "2026-11-26T04:50:39.668Z",
+         *         "updated": "2026-11-26T04:50:39.668Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11483,12 +11675,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ytxhmqhvfy7dr27qrejsm90",
+         *       "correlation_id": "req_prod_06h1cc7zr306qfvz18gmt8j1341ep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.334Z",
+         *       "created": "2026-11-26T04:50:39.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponDeletedEvent: {
@@ -11531,18 +11723,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ysp72db0ttpnjya3xa7jwwp",
+         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *       "data": {
-         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:05:42.959Z",
-         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
-         *         "updated": "2026-11-26T04:05:42.959Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.481Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11555,12 +11747,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ysnb5k02zknh0w9sqc5ycgp",
+         *       "correlation_id": "req_prod_06h1cc7yydd1ws8c257qp8dtsj0pm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:42.961Z",
+         *       "created": "2026-11-26T04:50:39.486Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceCreatedEvent: {
@@ -11603,18 +11795,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ysvk8yg5e57zs8trk8be3t2",
+         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *       "data": {
-         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:05:42.959Z",
-         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
-         *         "updated": "2026-11-26T04:05:43.001Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11626,13 +11818,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:05:42.959Z",
-         *         "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
-         *         "updated": "2026-11-26T04:05:42.959Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.481Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11644,12 +11836,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ystpnnzbztzjpsm1a0519pg",
+         *       "correlation_id": "req_prod_06h1cc7z4k43dt9gk814nwy4bd50c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.004Z",
+         *       "created": "2026-11-26T04:50:39.530Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11692,19 +11884,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yt2pjse4eys88hch2dfkzbr",
+         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
+         *       "aggregate_id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *       "data": {
-         *         "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
+         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:05:43.031Z",
+         *         "created": "2026-11-26T04:50:39.549Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
-         *         "updated": "2026-11-26T04:05:43.058Z",
+         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "updated": "2026-11-26T04:50:39.564Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11713,13 +11905,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
+         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:05:43.031Z",
-         *         "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
-         *         "updated": "2026-11-26T04:05:43.031Z",
+         *         "created": "2026-11-26T04:50:39.549Z",
+         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "updated": "2026-11-26T04:50:39.549Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11728,12 +11920,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yt1dncb9b3hfe07n01e5jyj",
+         *       "correlation_id": "req_prod_06h1cc7z98c6h939gefpjr8n9hd0p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.061Z",
+         *       "created": "2026-11-26T04:50:39.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceDeletedEvent: {
@@ -11776,29 +11968,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ys5vx50zsx7gy1tcmhqbpra",
+         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *       "data": {
-         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:05:42.811Z",
-         *         "updated": "2026-11-26T04:05:42.811Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.406Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1ys31a34jbaw70fdvtbe9ba6",
+         *       "correlation_id": "req_prod_06h1cc7yndh2657qyr7z1e6krzfkt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:42.831Z",
+         *       "created": "2026-11-26T04:50:39.410Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductCreatedEvent: {
@@ -11841,39 +12033,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1ysfkqzkrvwef02vwvt9qm7a",
+         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *       "data": {
-         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:05:42.811Z",
-         *         "updated": "2026-11-26T04:05:42.903Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.439Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:05:42.811Z",
-         *         "updated": "2026-11-26T04:05:42.811Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.406Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yseb0hq1mea5g0qa267n7hw",
+         *       "correlation_id": "req_prod_06h1cc7ysb9ybb27362h66vfzrnjr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:42.908Z",
+         *       "created": "2026-11-26T04:50:39.440Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductUpdatedEvent: {
@@ -11916,40 +12108,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yt63e8wbs65naerf1zg719t",
+         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *       "aggregate_id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *       "data": {
-         *         "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:05:42.933Z",
+         *         "created": "2026-11-26T04:50:39.455Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:05:43.087Z",
+         *         "updated": "2026-11-26T04:50:39.580Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:05:42.933Z",
-         *         "updated": "2026-11-26T04:05:42.933Z",
+         *         "created": "2026-11-26T04:50:39.455Z",
+         *         "updated": "2026-11-26T04:50:39.455Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yt4q89p47yznmx3kv48sj1c",
+         *       "correlation_id": "req_prod_06h1cc7zb7kvnrkp7hk09d5ea7sd2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:43.088Z",
+         *       "created": "2026-11-26T04:50:39.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductDeletedEvent: {
@@ -11992,18 +12184,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyjqgb8jqdtgbbqrm5xs4nc",
+         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *       "data": {
-         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:05:44.211Z",
-         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
-         *         "updated": "2026-11-26T04:05:44.211Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.066Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12012,12 +12204,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:44.213Z",
+         *       "created": "2026-11-26T04:50:40.068Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundCreatedEvent: {
@@ -12060,18 +12252,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyk5jvj9nx55rcc1zbexsvm",
+         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *       "data": {
-         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:05:44.211Z",
-         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
-         *         "updated": "2026-11-26T04:05:44.215Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.070Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12079,13 +12271,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:05:44.211Z",
-         *         "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
-         *         "updated": "2026-11-26T04:05:44.211Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.066Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12093,12 +12285,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yyhy2kr2s8fzenzy14zq1pc",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.217Z",
+         *       "created": "2026-11-26T04:50:40.071Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12141,18 +12333,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yyqj71nh1vsna6bgdq9ye46",
+         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
+         *       "aggregate_id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *       "data": {
-         *         "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
+         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:05:44.247Z",
-         *         "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
-         *         "updated": "2026-11-26T04:05:44.251Z",
+         *         "created": "2026-11-26T04:50:40.117Z",
+         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *         "updated": "2026-11-26T04:50:40.120Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12160,13 +12352,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
+         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:05:44.247Z",
-         *         "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
-         *         "updated": "2026-11-26T04:05:44.247Z",
+         *         "created": "2026-11-26T04:50:40.117Z",
+         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *         "updated": "2026-11-26T04:50:40.117Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12174,12 +12366,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yypgccyxpdb440j67zthnca",
+         *       "correlation_id": "req_prod_06h1cc81edfe4fwdv85w0bax08jpw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:05:44.252Z",
+         *       "created": "2026-11-26T04:50:40.121Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundFailedEvent: {
@@ -12222,12 +12414,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c1yr3wcdsa68by1t5677y1n2y",
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *       "aggregate_id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
          *       "data": {
-         *         "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -12242,10 +12434,11 @@ export type components = {
          *         "support_email": null,
          *         "default_locale": "en",
          *         "invoice_footer": null,
-         *         "invoice_prefix": "EXAMPLEGMBH"
+         *         "invoice_prefix": "EXAMPLEGMBH",
+         *         "default_tax_rate": null
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -12254,15 +12447,16 @@ export type components = {
          *         "support_email": null,
          *         "default_locale": "en",
          *         "invoice_footer": null,
-         *         "invoice_prefix": "MERCHANT1SAN"
+         *         "invoice_prefix": "MERCHANT1SAN",
+         *         "default_tax_rate": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c1yr1qdhazjnhvjyjjfhgkn9w",
+         *       "correlation_id": "req_prod_06h1cc7xa11wm8kx1jz5mjbmv21v4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:05:42.559Z",
+         *       "created": "2026-11-26T04:50:39.082Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c1yqyvsspehe0tm3b2w3h42b8"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -12303,6 +12497,37 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "type": "tax_rate.created",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yemm62an8ssx0m2f3kh4nj",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:50:39.354Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *     }
+         */
         TaxRateCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12341,6 +12566,51 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "type": "tax_rate.updated",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": false,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.384Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yjkww8h8adqvsfyw8fhfsy",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:50:39.386Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *     }
+         */
         TaxRateUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12833,22 +13103,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxsyn6wjbaptbgj4vsq6m7r",
+         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:05:44.013Z",
+         *           "created": "2026-11-26T04:50:39.850Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -12906,22 +13176,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxzvjwq7fh1znb95fp8q25a",
+         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c1yxz6zrjyhqwra66sgzqze54",
+         *           "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:05:44.057Z",
+         *           "created": "2026-11-26T04:50:39.874Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *           "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -12958,22 +13228,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yykhjfb1b3jhg3ffwems4dy",
+         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
+         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:05:44.013Z",
+         *           "created": "2026-11-26T04:50:39.850Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13014,32 +13284,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1z1ppe7y1td2g51fvbkdr0j2",
+         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795665945,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
-         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:45.009Z",
+         *           "created": "2026-11-26T04:50:41.169Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:45.009Z",
+         *           "updated": "2026-11-26T04:50:41.169Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:05:45.009Z",
+         *           "expires_at": "2026-11-27T04:50:41.169Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13144,22 +13414,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1z21b3rcggjjkbjeyptw6x66",
+         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795665945,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:45.077Z",
+         *           "created": "2026-11-26T04:50:41.259Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:45.097Z",
+         *           "updated": "2026-11-26T04:50:41.279Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13168,10 +13438,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:05:45.077Z",
+         *           "expires_at": "2026-11-27T04:50:41.259Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13188,7 +13458,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:45.077Z",
+         *           "updated": "2026-11-26T04:50:41.259Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13223,23 +13493,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1z23ra3qtnbqv0xtwjzx23mg",
+         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795665945,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
-         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1yv9f4nv34s7c6rpv319s8",
+         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:45.077Z",
+         *           "created": "2026-11-26T04:50:41.259Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:45.116Z",
+         *           "updated": "2026-11-26T04:50:41.296Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13248,10 +13518,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:05:45.077Z",
+         *           "expires_at": "2026-11-27T04:50:41.259Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13268,7 +13538,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:45.097Z",
+         *           "updated": "2026-11-26T04:50:41.279Z",
          *           "deleted": null
          *         }
          *       }
@@ -13361,32 +13631,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1c1z1x6x5jc0bbnrq8z49d1cwe",
+         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795665945,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
-         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z1pdcenbq4jzgwstpcwq7vp",
+         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:05:45.009Z",
+         *           "created": "2026-11-26T04:50:41.169Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:45.064Z",
+         *           "updated": "2026-11-26T04:50:41.240Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1z1sq2dea66kzxnj1fbnddm2",
+         *           "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:05:45.009Z",
+         *           "expires_at": "2026-11-27T04:50:41.169Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13394,17 +13664,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:05:45.064Z",
+         *           "completed_at": "2026-11-26T04:50:41.240Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1c1z1txqfb7as87re755nxv42p",
+         *           "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:05:45.009Z",
+         *           "updated": "2026-11-26T04:50:41.169Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13443,32 +13713,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1c1z2j9jqdsnysxtw5xy36f84t",
+         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795752345,
+         *       "created": 1795755041,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
-         *           "url": "http://127.0.0.1:46667/checkout/cs_prod_06h1c1z253x9jre4zjg0n1qe2bkqy",
+         *           "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:05:45.127Z",
+         *           "created": "2026-11-26T04:50:41.324Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:05:45.127Z",
+         *           "updated": "2026-11-27T04:50:41.324Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:05:45.127Z",
-         *           "expires_at": "2026-11-27T04:05:45.127Z",
+         *           "expired_at": "2026-11-27T04:50:41.324Z",
+         *           "expires_at": "2026-11-27T04:50:41.324Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13486,7 +13756,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:05:45.127Z",
+         *           "updated": "2026-11-26T04:50:41.324Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13521,22 +13791,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxs296x7389zap25225arj6",
+         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:05:44.006Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.006Z",
+         *           "updated": "2026-11-26T04:50:39.843Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13613,22 +13883,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxsd0gx3k8h4jgk8mx34k8m",
+         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:05:44.006Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.010Z",
+         *           "updated": "2026-11-26T04:50:39.847Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13641,7 +13911,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:05:44.006Z"
+         *           "updated": "2026-11-26T04:50:39.843Z"
          *         }
          *       }
          *     }
@@ -13675,22 +13945,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1c1yy2rw06149ms82pq1gwh5te",
+         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yy262npjp4cy9pwf57w783y",
+         *           "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:05:44.081Z",
+         *           "created": "2026-11-26T04:50:39.894Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.085Z",
+         *           "updated": "2026-11-26T04:50:39.899Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13703,7 +13973,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:05:44.081Z"
+         *           "updated": "2026-11-26T04:50:39.894Z"
          *         }
          *       }
          *     }
@@ -13737,22 +14007,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1yy8ea6sxav93yvkhae5d85r",
+         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:05:44.121Z",
+         *           "created": "2026-11-26T04:50:39.941Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.130Z",
+         *           "updated": "2026-11-26T04:50:39.946Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13765,7 +14035,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:05:44.127Z",
+         *           "updated": "2026-11-26T04:50:39.944Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -13800,22 +14070,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxt65b0fyptkcsreqnc9xhj",
+         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yxrt9af6rwxn9n5g3rs4k88",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:05:44.006Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.016Z",
+         *           "updated": "2026-11-26T04:50:39.852Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13828,7 +14098,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:05:44.010Z",
+         *           "updated": "2026-11-26T04:50:39.847Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13863,26 +14133,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyar9mk6ckbpevcw51tfeap",
+         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yy77ap8hw865ermepfnfrny",
+         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:05:44.121Z",
+         *           "created": "2026-11-26T04:50:39.941Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.148Z",
+         *           "updated": "2026-11-26T04:50:39.959Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:05:44.148Z",
+         *           "canceled_at": "2026-11-26T04:50:39.959Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -13891,7 +14161,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:05:44.130Z",
+         *           "updated": "2026-11-26T04:50:39.946Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -13927,22 +14197,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c1yy0zn5k17pz5fej00ehfj1j",
+         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yxxk4spyer3n5n3sj1gb3sw",
+         *           "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:05:44.044Z",
+         *           "created": "2026-11-26T04:50:39.867Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.066Z",
+         *           "updated": "2026-11-26T04:50:39.877Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13955,7 +14225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:05:44.048Z",
+         *           "updated": "2026-11-26T04:50:39.870Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -13991,22 +14261,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yy5s9513ey4mh1zs2k21c72",
+         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c1yy4p55c6jkbzy2egvan9dkt",
+         *           "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:05:44.101Z",
+         *           "created": "2026-11-26T04:50:39.922Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:05:44.109Z",
+         *           "updated": "2026-11-26T04:50:39.928Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14019,7 +14289,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:05:44.104Z",
+         *           "updated": "2026-11-26T04:50:39.924Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14054,37 +14324,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1z11ptcjzp6m0h4gdrwhaww0",
+         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:05:44.832Z",
-         *           "updated": "2026-11-26T04:05:44.832Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:40.786Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *           "current_period_end": "2026-12-26T04:05:44.832Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.832Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14166,28 +14436,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1z15msqf7wcagj138hp62n1t",
+         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:05:44.832Z",
-         *           "updated": "2026-11-26T04:05:44.874Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.033Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14195,14 +14465,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *           "current_period_end": "2026-12-26T04:05:44.832Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.832Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:44.832Z",
+         *           "updated": "2026-11-26T04:50:40.786Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14237,44 +14507,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1c1z189stcbgnnqh9h6r3rsjcj",
+         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:05:44.832Z",
-         *           "updated": "2026-11-26T04:05:44.895Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:05:44.895Z",
+         *           "paused_at": "2026-11-26T04:50:41.069Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *           "current_period_end": "2026-12-26T04:05:44.832Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.832Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:05:44.874Z",
+         *           "updated": "2026-11-26T04:50:41.033Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14309,28 +14579,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1c1z1bdbdvc9m0erv6r7tcvjvp",
+         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795665944,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:05:44.832Z",
-         *           "updated": "2026-11-26T04:05:44.920Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.094Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14338,16 +14608,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *           "current_period_end": "2026-12-26T04:05:44.832Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.832Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:05:44.895Z",
-         *           "paused_at": "2026-11-26T04:05:44.895Z"
+         *           "updated": "2026-11-26T04:50:41.069Z",
+         *           "paused_at": "2026-11-26T04:50:41.069Z"
          *         }
          *       }
          *     }
@@ -14381,44 +14651,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1c1z1gbmdvxzpzq1pymzffp4yr",
+         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795665944,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1086f3qgxy2gedsxadqbrw",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1086f3qgxy2gedsxadqbry",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:05:44.832Z",
-         *           "updated": "2026-11-26T04:05:44.955Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.114Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:05:44.955Z",
-         *           "latest_invoice": "in_prod_06h1c1z10qzf2rmh96ypvmdcmmv48",
-         *           "current_period_end": "2026-12-26T04:05:44.832Z",
+         *           "cancelled_at": "2026-11-26T04:50:41.114Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.832Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:05:44.920Z",
+         *           "updated": "2026-11-26T04:50:41.094Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14453,37 +14723,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1c1z2myy2927ptwc0dv7bw50r6",
+         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796011544,
+         *       "created": 1796014241,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *           "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghj",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:05:44.983Z",
-         *           "updated": "2026-11-26T04:05:44.983Z",
+         *           "created": "2026-11-26T04:50:41.143Z",
+         *           "updated": "2026-11-26T04:50:41.143Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:05:44.983Z",
+         *           "trial_end": "2026-12-03T04:50:41.143Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:05:44.983Z",
+         *           "current_period_end": "2026-12-03T04:50:41.143Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:05:44.983Z",
+         *           "current_period_start": "2026-11-26T04:50:41.143Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14518,49 +14788,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyterdz9q13bbk16xkre0bj",
+         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:05:44.269Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.269Z",
+         *           "updated": "2026-11-26T04:50:40.140Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": null,
          *           "description": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -14615,7 +14896,7 @@ export type components = {
             customer_email?: string | null;
             /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256?: string | null;
-            /** @description The PDF (`GET /api/invoices/{id}/pdf`, with a secret token); null on drafts. */
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf?: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
             hosted_invoice_url?: string | null;
@@ -14669,57 +14950,73 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyzrx55anbc1w61x7vqke3w",
+         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:44.269Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.306Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.306Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:05:44.269Z",
-         *           "finalized_at": null
+         *           "updated": "2026-11-26T04:50:40.140Z",
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "finalized_at": null,
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -14753,56 +15050,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1c1yz90shfrsbzgncv2d3pdqsg",
+         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:05:44.269Z",
-         *           "paid_at": "2026-11-26T04:05:44.388Z",
-         *           "updated": "2026-11-26T04:05:44.388Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.306Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.306Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14838,56 +15146,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yz993c9t9brkf5wd07g6sxa",
+         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:05:44.269Z",
-         *           "paid_at": "2026-11-26T04:05:44.388Z",
-         *           "updated": "2026-11-26T04:05:44.388Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.306Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.306Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14923,49 +15242,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c1yzr62rtzhrhwppj1dw1prp0",
+         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yzhmby3xfeez4wzedg5qt0m",
+         *           "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yzhtd3m95bgktkgc8e7ap98",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:44.461Z",
+         *           "created": "2026-11-26T04:50:40.365Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.479Z",
+         *           "updated": "2026-11-26T04:50:40.383Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.479Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.383Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c1yznrq31y9jvgx0m4g4574qm",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15001,49 +15331,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1c1z00fftz1d46232g6219sjd4",
+         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yzszfxbcncz39jwz13hhk3e",
+         *           "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yzt0dth9fsdk9jqqrre5hng",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:44.527Z",
+         *           "created": "2026-11-26T04:50:40.521Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.553Z",
+         *           "updated": "2026-11-26T04:50:40.536Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.553Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.536Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c1yzz5vfm286jf9vhz2yvpgd2",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15079,54 +15420,65 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1c1z2e87jvv3eq3q631nfsypwm",
+         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795752344,
+         *       "created": 1795755040,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1z0t8qfhqmkyksrvrdkt26f0",
+         *           "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1z0tfbha1w44qksjmnrwz0c2",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:05:44.786Z",
+         *           "created": "2026-11-26T04:50:40.741Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:05:44.760Z",
+         *           "updated": "2026-11-27T04:50:40.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:05:44.760Z",
+         *           "due_date": "2026-11-27T04:50:40.724Z",
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:05:44.760Z",
+         *           "overdue_at": "2026-11-27T04:50:40.724Z",
+         *           "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.814Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.756Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:44.814Z",
+         *           "updated": "2026-11-26T04:50:40.756Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15161,55 +15513,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1c1z0cptmk8xpadz8kxrhfhe30",
+         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1z075z82nsyykt9tnpvbc8pj",
+         *           "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1z0799zggvmkmtkry5zrmee2",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:05:44.633Z",
+         *           "created": "2026-11-26T04:50:40.591Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.676Z",
+         *           "updated": "2026-11-26T04:50:40.631Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:05:44.676Z",
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T04:50:40.631Z",
          *           "overdue_at": null,
+         *           "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.657Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.604Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:05:44.657Z",
+         *           "updated": "2026-11-26T04:50:40.604Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15244,55 +15607,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1c1z0mjzbv02196bwdn6cwthbw",
+         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1z0fnwsa6z1gzpwytz5q06z8",
+         *           "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1z0fvqn1b9kv48dctm6b4s3p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:05:44.701Z",
+         *           "created": "2026-11-26T04:50:40.652Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:05:44.739Z",
+         *           "updated": "2026-11-26T04:50:40.700Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.720Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:05:44.739Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:05:44.720Z",
+         *           "updated": "2026-11-26T04:50:40.664Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15327,49 +15701,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c1yzfwefe2h72w1qg67yep24r",
+         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1yysn0ss7f30n6rvwa3gb6qw",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1yystjrbw0p59120x2rzre7p",
-         *               "price": "price_prod_06h1c1ysrz1jxbj4s10m4zd6b1d70",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:05:44.269Z",
-         *           "paid_at": "2026-11-26T04:05:44.388Z",
-         *           "updated": "2026-11-26T04:05:44.388Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:05:44.306Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c1yz5qey1jcqabr1gc25f2kye",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15405,49 +15790,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1c1z2q01w8s6fpwzjwr9phy8ky",
+         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796011544,
+         *       "created": 1796014241,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c1z2p64sad8dr6wyne8gg9s1y",
+         *           "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c1z2pv4qmybf2yxe3p6wzd2pt",
-         *               "price": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *               "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:05:44.983Z",
+         *           "created": "2026-11-30T04:50:41.143Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:05:44.983Z",
+         *           "updated": "2026-11-30T04:50:41.143Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *           "pdf_sha256": null,
+         *           "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1c1z1kk3ehjkpq2jcgpbvkjghg",
+         *           "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15483,25 +15879,26 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yvxqdatdxcv9995nxg5np5e",
+         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:05:43.531Z",
+         *           "created": "2026-11-26T04:50:39.704Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:05:43.531Z",
+         *           "updated": "2026-11-26T04:50:39.704Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         }
          *       }
@@ -15565,30 +15962,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1yw784gd95jkvmejggp2gja4",
+         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:05:43.531Z",
+         *           "created": "2026-11-26T04:50:39.704Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:05:43.609Z",
+         *           "updated": "2026-11-26T04:50:39.733Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:05:43.531Z"
+         *           "updated": "2026-11-26T04:50:39.704Z"
          *         }
          *       }
          *     }
@@ -15622,30 +16020,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1ywndsw0es6bx9garhqwkacc",
+         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c1ywampcqgkbf971ndpm5avae",
+         *           "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:05:43.637Z",
+         *           "created": "2026-11-26T04:50:39.753Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:05:43.721Z",
+         *           "updated": "2026-11-26T04:50:39.771Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
+         *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:43.637Z",
+         *           "updated": "2026-11-26T04:50:39.753Z",
          *           "deleted": null
          *         }
          *       }
@@ -15710,24 +16109,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yx2k59w10c5b52yy8t8z8dp",
+         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:05:43.824Z",
+         *           "start": "2026-11-26T04:50:39.787Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:05:43.136Z",
-         *             "updated": "2026-11-26T04:05:43.824Z",
+         *             "created": "2026-11-26T04:50:39.599Z",
+         *             "updated": "2026-11-26T04:50:39.787Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15740,7 +16139,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         }
          *       }
@@ -15793,24 +16192,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxkzc9zyqkmprd5qdk44m7r",
+         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:05:43.958Z",
+         *           "start": "2026-11-26T04:50:39.808Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
+         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:05:43.216Z",
-         *             "updated": "2026-11-26T04:05:43.958Z",
+         *             "created": "2026-11-26T04:50:39.625Z",
+         *             "updated": "2026-11-26T04:50:39.808Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15823,18 +16222,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:05:43.824Z",
+         *           "start": "2026-11-26T04:50:39.787Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:05:43.136Z",
-         *             "updated": "2026-11-26T04:05:43.824Z",
+         *             "created": "2026-11-26T04:50:39.599Z",
+         *             "updated": "2026-11-26T04:50:39.787Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15879,24 +16278,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1yxp07300e31n0wxh0vnf312",
+         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c1yx2an04gt7k1998jpgh2y7j",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:05:43.958Z",
+         *           "start": "2026-11-26T04:50:39.808Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c1ytp33j06nb1bnfg4hs6enzr",
+         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:05:43.216Z",
-         *             "updated": "2026-11-26T04:05:43.958Z",
+         *             "created": "2026-11-26T04:50:39.625Z",
+         *             "updated": "2026-11-26T04:50:39.808Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15910,7 +16309,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1c1yvxczn3rbejr537z5jt8rvr",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -15967,20 +16366,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yte1wtzfwnf2e40qwy6h6f4",
+         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.136Z",
-         *           "updated": "2026-11-26T04:05:43.136Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.599Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16062,20 +16461,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1ytscmg98rev44a9vpr32kjy",
+         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c1ytc35thczeqr1azr5actvj6",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.136Z",
-         *           "updated": "2026-11-26T04:05:43.241Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.645Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16089,7 +16488,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:05:43.136Z"
+         *           "updated": "2026-11-26T04:50:39.599Z"
          *         }
          *       }
          *     }
@@ -16123,21 +16522,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1yv4rftw36xw7a21mzstd4n2",
+         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c1ytw302ppnvbmx5gdqr5vjny",
+         *           "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:05:43.264Z",
+         *           "created": "2026-11-26T04:50:39.668Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:05:43.314Z",
+         *           "updated": "2026-11-26T04:50:39.686Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16151,7 +16550,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:05:43.264Z",
+         *           "updated": "2026-11-26T04:50:39.668Z",
          *           "deleted": null
          *         }
          *       }
@@ -16225,21 +16624,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1ysp72db0ttpnjya3xa7jwwp",
+         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795665942,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:05:42.959Z",
-         *           "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
-         *           "updated": "2026-11-26T04:05:42.959Z",
+         *           "created": "2026-11-26T04:50:39.481Z",
+         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "updated": "2026-11-26T04:50:39.481Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16316,21 +16715,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1ysvk8yg5e57zs8trk8be3t2",
+         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c1ysnwcge7tn6mds5zsmz7t6g",
+         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:05:42.959Z",
-         *           "product": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
-         *           "updated": "2026-11-26T04:05:43.001Z",
+         *           "created": "2026-11-26T04:50:39.481Z",
+         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "updated": "2026-11-26T04:50:39.528Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16342,7 +16741,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:42.959Z",
+         *           "updated": "2026-11-26T04:50:39.481Z",
          *           "nickname": null
          *         }
          *       }
@@ -16377,22 +16776,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1yt2pjse4eys88hch2dfkzbr",
+         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c1ysyyg0thz98mnrh5vhmgnt4",
+         *           "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:05:43.031Z",
+         *           "created": "2026-11-26T04:50:39.549Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
-         *           "updated": "2026-11-26T04:05:43.058Z",
+         *           "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *           "updated": "2026-11-26T04:50:39.564Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16401,7 +16800,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:43.031Z",
+         *           "updated": "2026-11-26T04:50:39.549Z",
          *           "deleted": null
          *         }
          *       }
@@ -16471,20 +16870,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1ys5vx50zsx7gy1tcmhqbpra",
+         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795665942,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:05:42.811Z",
-         *           "updated": "2026-11-26T04:05:42.811Z",
+         *           "created": "2026-11-26T04:50:39.406Z",
+         *           "updated": "2026-11-26T04:50:39.406Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16545,26 +16944,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1ysfkqzkrvwef02vwvt9qm7a",
+         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795665942,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c1ys3cbap5z5xf8fw05zdw4zj",
+         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:05:42.811Z",
-         *           "updated": "2026-11-26T04:05:42.903Z",
+         *           "created": "2026-11-26T04:50:39.406Z",
+         *           "updated": "2026-11-26T04:50:39.439Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:42.811Z",
+         *           "updated": "2026-11-26T04:50:39.406Z",
          *           "description": null
          *         }
          *       }
@@ -16599,27 +16998,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c1yt63e8wbs65naerf1zg719t",
+         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795665943,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c1ysjnkb3fv8yjht87m0ts240",
+         *           "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:05:42.933Z",
+         *           "created": "2026-11-26T04:50:39.455Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:05:43.087Z",
+         *           "updated": "2026-11-26T04:50:39.580Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:05:42.933Z",
+         *           "updated": "2026-11-26T04:50:39.455Z",
          *           "deleted": null
          *         }
          *       }
@@ -16679,21 +17078,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyjqgb8jqdtgbbqrm5xs4nc",
+         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:05:44.211Z",
-         *           "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
-         *           "updated": "2026-11-26T04:05:44.211Z",
+         *           "created": "2026-11-26T04:50:40.066Z",
+         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "updated": "2026-11-26T04:50:40.066Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16760,21 +17159,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyk5jvj9nx55rcc1zbexsvm",
+         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c1yyjd9cmq26ma5nf8wt93xx0",
+         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:05:44.211Z",
-         *           "payment": "py_prod_06h1c1yxsp346ge3jv5y376zq4ynj",
-         *           "updated": "2026-11-26T04:05:44.215Z",
+         *           "created": "2026-11-26T04:50:40.066Z",
+         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "updated": "2026-11-26T04:50:40.070Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16783,7 +17182,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:05:44.211Z"
+         *           "updated": "2026-11-26T04:50:40.066Z"
          *         }
          *       }
          *     }
@@ -16817,21 +17216,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c1yyqj71nh1vsna6bgdq9ye46",
+         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795665944,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c1yypx00ap6hs28g94aa4mpa6",
+         *           "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:05:44.247Z",
-         *           "payment": "py_prod_06h1c1yydhjw78eat0z9jfvjzw0g6",
-         *           "updated": "2026-11-26T04:05:44.251Z",
+         *           "created": "2026-11-26T04:50:40.117Z",
+         *           "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *           "updated": "2026-11-26T04:50:40.120Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16840,7 +17239,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:05:44.247Z",
+         *           "updated": "2026-11-26T04:50:40.117Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -16875,15 +17274,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c1yr3wcdsa68by1t5677y1n2y",
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795665942,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1c1yqat1dq6cjxe602wppkgebm",
+         *           "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -16898,7 +17297,8 @@ export type components = {
          *           "support_email": null,
          *           "default_locale": "en",
          *           "invoice_footer": null,
-         *           "invoice_prefix": "EXAMPLEGMBH"
+         *           "invoice_prefix": "EXAMPLEGMBH",
+         *           "default_tax_rate": null
          *         },
          *         "previous_attributes": {
          *           "address": null,
@@ -16955,7 +17355,34 @@ export type components = {
             default_tax_rate?: string | null;
             livemode?: boolean;
         };
-        /** @description The webhook body of `tax_rate.created`. */
+        /**
+         * @description The webhook body of `tax_rate.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "object": "event",
+         *       "type": "tax_rate.created",
+         *       "sequence": 1,
+         *       "created": 1795668639,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": true,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.351Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         }
+         *       }
+         *     }
+         */
         TaxRateCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -17010,7 +17437,38 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `tax_rate.updated`. */
+        /**
+         * @description The webhook body of `tax_rate.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "object": "event",
+         *       "type": "tax_rate.updated",
+         *       "sequence": 2,
+         *       "created": 1795668639,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": false,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.384Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         },
+         *         "previous_attributes": {
+         *           "active": true,
+         *           "updated": "2026-11-26T04:50:39.351Z"
+         *         }
+         *       }
+         *     }
+         */
         TaxRateUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
