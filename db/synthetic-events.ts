@@ -31,6 +31,8 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   api_token: 0.02,
   webhook_endpoint: 0.02,
   user: 0.02,
+  account_settings: 0.05,
+  tax_rate: 0.05,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -49,6 +51,8 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   api_token: "key_",
   webhook_endpoint: "whe_",
   user: "user_",
+  account_settings: "acc_",
+  tax_rate: "txr_",
 };
 
 export type LoadOptions = {

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   subscriptionItem: "si_",
   subscriptionChangeRequest: "scr_",
   request: "req_",
+  taxRate: "txr_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -98,7 +98,7 @@ function toOpenApi(operation: Operation, path: string, operationId: string): Zod
     responses: {
       [String(operation.response.status)]: {
         description: operation.response.description,
-        content: { "application/json": { schema: operation.response.schema } },
+        content: { [operation.response.contentType ?? "application/json"]: { schema: operation.response.schema } },
       },
       ...Object.fromEntries(
         errorStatuses

@@ -4,13 +4,14 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { CustomerName, NamedLink } from "@/components/objects/names";
+import { CustomerName, PlanSummary } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import { InvoiceActions } from "./invoice-actions";
+import { operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
 
@@ -38,9 +39,18 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
     <>
       <div className="mb-2">{back}</div>
       <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
-        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{invoice.id}</h1>
+        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">
+          {invoice.number && <span className="mr-2">{invoice.number}</span>}
+          <span className={invoice.number ? "text-sm font-normal text-slate-600" : ""}>{invoice.id}</span>
+        </h1>
         <div className="flex flex-wrap items-center gap-2">
           <CopyButton value={invoice.id} label="Copy id" />
+          {invoice.status !== "draft" && (
+            <a href={operationPath("getInvoicePdf", { account_id: accountId, invoice_id: invoice.id })} download={`${invoice.number ?? invoice.id}.pdf`} className={linkClass}>
+              Download PDF
+            </a>
+          )}
+          {invoice.hosted_invoice_url && <CopyButton value={invoice.hosted_invoice_url} label="Copy hosted link" />}
           <Link href={eventsHref(accountId, { aggregate_id: invoice.id })} className={linkClass}>
             View timeline
           </Link>
@@ -56,11 +66,22 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
             <DetailItem label="Customer">
               <CustomerName accountId={accountId} id={invoice.customer} />
             </DetailItem>
+            <DetailItem label="Number">{invoice.number ?? <Dash />}</DetailItem>
             <DetailItem label="Currency">{invoice.currency.toUpperCase()}</DetailItem>
             <DetailItem label="Subtotal">{money(invoice.subtotal_atom)}</DetailItem>
             <DetailItem label="Discount">
               {money(invoice.discount_atom)}
               {invoice.discount && <code className="ml-2 break-all font-mono text-xs text-slate-600">{invoice.discount}</code>}
+            </DetailItem>
+            <DetailItem label="Tax">
+              {money(invoice.tax_atom)}
+              {invoice.reverse_charge && <span className="ml-2 text-xs text-slate-600">reverse charge</span>}
+              {invoice.total_taxes.map((tax) => (
+                <span key={tax.tax_rate} className="block text-xs text-slate-600">
+                  <code className="font-mono">{tax.tax_rate}</code>: {formatMoney(tax.amount_atom, invoice.currency)}
+                  {tax.inclusive ? " (incl.)" : ""}
+                </span>
+              ))}
             </DetailItem>
             <DetailItem label="Total">
               <span className="font-semibold">{money(invoice.total_amount_atom)}</span>
@@ -112,14 +133,14 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
           {invoice.lines.length === 0 ? (
             <p className="text-sm text-slate-600">No lines.</p>
           ) : (
-            <Table label="Lines" head={["Description / price", "Quantity", "Unit amount", "Amount"]}>
+            <Table label="Lines" head={["Description / price", "Quantity", "Unit amount", "Tax", "Amount"]}>
               {invoice.lines.map((line) => (
                 <tr key={line.id} className="align-top">
                   <td className="px-2 py-2">
                     {line.description && <span className="block whitespace-pre-wrap break-words">{line.description}</span>}
                     {line.price && (
                       <span className="block text-xs">
-                        <NamedLink accountId={accountId} id={line.price} />
+                        <PlanSummary accountId={accountId} priceId={line.price} quantity={line.quantity} />
                         <code className="block break-all font-mono text-slate-600">{line.price}</code>
                       </span>
                     )}
@@ -127,6 +148,9 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
                   </td>
                   <td className="px-2 py-2 tabular-nums">{line.quantity}</td>
                   <td className="whitespace-nowrap px-2 py-2">{money(line.unit_amount_atom)}</td>
+                  <td className="whitespace-nowrap px-2 py-2">
+                    {line.tax_amounts.length === 0 ? <Dash /> : line.tax_amounts.map((tax) => <span key={tax.tax_rate} className="block">{money(tax.amount_atom)}</span>)}
+                  </td>
                   <td className="whitespace-nowrap px-2 py-2">{money(line.amount_atom)}</td>
                 </tr>
               ))}

@@ -23,13 +23,14 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
       noun={["invoice", "invoices"]}
       statuses={INVOICE_STATUS_OPTIONS}
       queryKey={invoiceQueryKeys.invoices(accountId)}
-      head={["Invoice", "Customer", "Status", "Total", "Due", "Created", "Events"]}
+      head={["Invoice", "Customer", "Status", "Tax", "Total", "Due", "Created", "Events"]}
       {...related}
       emptyHint={customer ? "No invoices for this customer yet." : `No invoices yet. Create one with New invoice, or with ${operationLine("createInvoiceForTokenAccount")} from your server.`}
       row={(invoice) => (
 <tr key={invoice.id} className="align-top">
         <td className="px-2 py-2">
           <Link href={invoiceHref(accountId, invoice.id)} className={`break-all font-mono text-xs font-medium ${linkClass}`}>
+            {invoice.number && <span className="block font-sans text-sm">{invoice.number}</span>}
             {invoice.id}
           </Link>
         </td>
@@ -39,6 +40,7 @@ export function InvoiceList({ accountId, customer }: { accountId: string; custom
         <td className="px-2 py-2">
           <StatusBadge status={invoice.status} />
         </td>
+        <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.tax_atom, invoice.currency)}</td>
         <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.total_amount_atom, invoice.currency)}</td>
         <td className="whitespace-nowrap px-2 py-2 tabular-nums">{formatMoney(invoice.due_amount_atom, invoice.currency)}</td>
         <td className="whitespace-nowrap px-2 py-2">

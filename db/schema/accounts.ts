@@ -1,6 +1,15 @@
-import { bigint, boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
+
+/** A postal address as the API takes it (seller and buyer alike); `country` is ISO 3166-1 alpha-2. */
+export type PostalAddress = {
+  line1: string;
+  line2: string | null;
+  postal_code: string;
+  city: string;
+  country: string;
+};
 
 export const accounts = pgTable(
   "accounts",
@@ -17,6 +26,21 @@ export const accounts = pgTable(
      * Every domain timestamp of the account is real time plus this offset (lib/clock).
      */
     clockOffsetMs: bigint("clock_offset_ms", { mode: "number" }).notNull().default(0),
+    /*
+     * The account settings (lib/account-settings): one column per field, named as the field in
+     * camelCase, so a setting is its column plus one line in lib/account-settings/schema.ts.
+     * The seller's details printed on invoices:
+     */
+    businessName: text("business_name"),
+    address: jsonb("address").$type<PostalAddress>(),
+    taxId: text("tax_id"),
+    supportEmail: text("support_email"),
+    /** Null: derived from the business name (lib/account-settings/prefix.ts). */
+    invoicePrefix: text("invoice_prefix"),
+    invoiceFooter: text("invoice_footer"),
+    defaultLocale: text("default_locale").notNull().default("en"),
+    /** The tax rate (`txr_…`) of invoice lines that name none, when the customer has no default either. */
+    defaultTaxRate: text("default_tax_rate"),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts";
+import { accounts, type PostalAddress } from "./accounts";
+
+/** A customer's tax id (Stripe's `tax_ids`, inline): `value` normalized (uppercase, no spaces). */
+export type CustomerTaxId = { type: "eu_vat"; value: string };
 import { createdAt, id, time, updatedAt } from "./columns";
 
 export const customers = pgTable(
@@ -12,6 +15,12 @@ export const customers = pgTable(
       .references(() => accounts.id),
     email: text("email").notNull(),
     name: text("name"),
+    address: jsonb("address").$type<PostalAddress>(),
+    /** The invoice language (`en`, `fr`, `de`); null: the account's default_locale. */
+    preferredLocale: text("preferred_locale"),
+    /** The tax rate (`txr_…`) of this customer's invoice lines that name none (before the account's). */
+    defaultTaxRate: text("default_tax_rate"),
+    taxIds: jsonb("tax_ids").$type<CustomerTaxId[]>().notNull().default([]),
     customFields: jsonb("custom_fields").$type<Record<string, string>>().notNull().default({}),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),

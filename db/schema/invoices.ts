@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { TaxAmount } from "@/lib/tax-rates/schema";
+import type { InvoiceDocument } from "@/lib/invoices/schema";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -25,9 +27,28 @@ export const invoices = pgTable(
     /** The subscription it bills, when there is one (subscriptions arrive later). */
     subscriptionId: text("subscription_id"),
     status: invoiceStatusEnum("status").notNull(),
+    /**
+     * `{invoice_prefix}-{sequence}`, given at finalization from invoice_number_sequences in the
+     * same transaction (gapless per account; a sandbox is an account of its own). Null on drafts.
+     */
+    number: text("number"),
+    /** The position in the account's sequence (what `number` ends with). */
+    numberSequence: bigint("number_sequence", { mode: "number" }),
+    /** What the document prints besides the invoice's fields, fixed at finalization (lib/invoices/pdf/document.ts). */
+    document: jsonb("document").$type<InvoiceDocument>(),
+    /** The SHA-256 (hex) of the PDF, fixed at finalization: every download has these bytes. */
+    pdfSha256: text("pdf_sha256"),
+    /** The capability of the hosted invoice page (random, given at finalization). */
+    hostedToken: text("hosted_token"),
     currency: text("currency").notNull(),
     subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull().default(0),
     discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
+    /** Σ of the lines' taxes, inclusive and exclusive (set at finalization). */
+    taxAtom: bigint("tax_atom", { mode: "number" }).notNull().default(0),
+    /** Per tax rate: lib/tax-rates/compute.ts's TaxAmount sums. */
+    totalTaxes: jsonb("total_taxes").$type<TaxAmount[]>().notNull().default([]),
+    /** EU B2B across borders: every rate at 0 %, the buyer accounts for the VAT. */
+    reverseCharge: boolean("reverse_charge").notNull().default(false),
     totalAmountAtom: bigint("total_amount_atom", { mode: "number" }).notNull().default(0),
     dueAmountAtom: bigint("due_amount_atom", { mode: "number" }).notNull().default(0),
     paidAmountAtom: bigint("paid_amount_atom", { mode: "number" }).notNull().default(0),
@@ -53,6 +74,8 @@ export const invoices = pgTable(
     index("invoices_customer_idx").on(t.customerId, t.created, t.id),
     index("invoices_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     index("invoices_subscription_idx").on(t.subscriptionId),
+    uniqueIndex("invoices_account_number_sequence_idx").on(t.accountId, t.numberSequence),
+    uniqueIndex("invoices_hosted_token_idx").on(t.hostedToken),
     // The clock's due queries: open invoices by due date and by next dunning attempt.
     index("invoices_due_date_idx")
       .on(t.accountId, t.dueDate)
@@ -78,7 +101,25 @@ export const invoiceLines = pgTable(
     quantity: integer("quantity").notNull(),
     unitAmountAtom: bigint("unit_amount_atom", { mode: "number" }).notNull(),
     amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
+    /** The rates the line names (`txr_…`); none: the customer's, else the account's default at finalization. */
+    taxRateIds: jsonb("tax_rate_ids").$type<string[]>().notNull().default([]),
+    /** Set at finalization: the line's share of the discount and its taxes. */
+    discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
+    taxAmounts: jsonb("tax_amounts").$type<TaxAmount[]>().notNull().default([]),
     created: createdAt(),
   },
   (t) => [index("invoice_lines_invoice_idx").on(t.invoiceId, t.created, t.id)],
 );
+
+/**
+ * The last invoice number given per account. Finalizing increments its row with
+ * `insert … on conflict do update … returning` in the finalizing transaction: the row lock
+ * serializes concurrent finalizers of one account until they commit, and a rolled-back
+ * finalization gives its number back, so numbers are gapless.
+ */
+export const invoiceNumberSequences = pgTable("invoice_number_sequences", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  lastValue: bigint("last_value", { mode: "number" }).notNull(),
+});

@@ -247,6 +247,13 @@ export function handle<
         : { raw: "", value: undefined };
       const body = operation.body ? parseBody(operation.body, payload.value) : undefined;
 
+      const { contentType } = operation.response;
+      if (contentType) {
+        // A document (GET only): its bytes as they are, never replayed by idempotency.
+        const bytes = (await run({ ctx, params, query, body, request } as HandlerArgs<Q, B, A, P>)) as Uint8Array;
+        headers.set("Content-Type", contentType);
+        return new Response(new Uint8Array(bytes), { status: operation.response.status, headers });
+      }
       const execute = async () => {
         const result = await run({ ctx, params, query, body, request, requestId } as HandlerArgs<Q, B, A, P>);
         return { status: operation.response.status, body: JSON.stringify(result) };

@@ -52,7 +52,11 @@ export type Operation<
   access: A;
   query?: Q;
   body?: B;
-  response: { status: 200 | 201; description: string; schema: R };
+  /**
+   * `contentType`: a document rather than JSON (the invoice PDF): the handler returns its bytes,
+   * answered as they are with that type.
+   */
+  response: { status: 200 | 201; description: string; schema: R; contentType?: "application/pdf" };
   /** Error statuses worth documenting besides 400/401/403/500. */
   errors?: number[];
   deprecated?: Deprecation;

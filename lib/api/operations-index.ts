@@ -1,4 +1,6 @@
 import type { Operation } from "@/lib/api/operation";
+import { accountSettingsOperations } from "@/lib/account-settings/operations";
+import { taxRateOperations } from "@/lib/tax-rates/operations";
 import { apiTokenOperations } from "@/lib/api-tokens/operations";
 import { billingStatusOperations } from "@/lib/billing-status/operations";
 import { checkoutOperations } from "@/lib/checkout/operations";
@@ -43,4 +45,6 @@ export const API_OPERATIONS: Operation[] = [
   ...testClockOperations,
   ...metaOperations,
   ...requestLogOperations,
+  ...accountSettingsOperations,
+  ...taxRateOperations,
 ];

@@ -1,3 +1,5 @@
+import { accountSettingsHandlers } from "@/lib/account-settings/handlers";
+import { taxRateHandlers } from "@/lib/tax-rates/handlers";
 import { apiTokenHandlers } from "@/lib/api-tokens/handlers";
 import { billingStatusHandlers } from "@/lib/billing-status/handlers";
 import { checkoutHandlers } from "@/lib/checkout/handlers";
@@ -39,6 +41,8 @@ export const API_HANDLERS = [
   ...testClockHandlers,
   ...metaHandlers,
   ...requestLogHandlers,
+  ...accountSettingsHandlers,
+  ...taxRateHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

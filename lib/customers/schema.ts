@@ -1,6 +1,43 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
+import { checkVAT, countries } from "jsvat";
+import { LocaleSchema, PostalAddress, PostalAddressInput } from "@/lib/account-settings/schema";
 import { DateTime, expandQuery, Metadata, MetadataPatch } from "@/lib/schemas";
+
+/** The EU member states (ISO 3166-1; Greece is GR, its VAT numbers start with EL). */
+export const EU_COUNTRIES: readonly string[] = ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"];
+
+/** The EU member states' VAT formats (jsvat also knows non-EU ones, which `eu_vat` refuses). */
+const EU_VAT_COUNTRIES = countries.filter((country) => EU_COUNTRIES.includes(country.codes[0] ?? ""));
+
+/** An EU VAT number's country (ISO 3166-1, `GR` for `EL…`), or null when its format is invalid. */
+export function euVatCountry(value: string): string | null {
+  const result = checkVAT(value, EU_VAT_COUNTRIES);
+  return result.isValid ? (result.country?.isoCode.short ?? null) : null;
+}
+
+export const TAX_ID_TYPES = ["eu_vat"] as const;
+
+export const TaxIdInput = z
+  .strictObject({
+    type: z.enum(TAX_ID_TYPES, { error: `Must be one of ${TAX_ID_TYPES.join(", ")}.` }),
+    value: z
+      .string()
+      .max(40)
+      .transform((value) => value.replace(/[\s.-]/g, "").toUpperCase())
+      .refine((value) => euVatCountry(value) !== null, "Not a valid EU VAT number (country prefix and checksum)."),
+  })
+  .meta({ id: "TaxIdInput", example: { type: "eu_vat", value: "DE136695976" } });
+
+export const TaxId = z
+  .object({
+    type: z.enum(TAX_ID_TYPES),
+    value: z.string().meta({ description: "Normalized: uppercase, without spaces, dots or dashes." }),
+    country: z.string().meta({ description: "The issuing country (ISO 3166-1 alpha-2)." }),
+  })
+  .meta({ id: "TaxId" });
+
+const TaxIds = z.array(TaxIdInput).max(5, "At most 5 tax ids.");
 
 export const CustomFields = z
   .record(z.string().min(1).max(40), z.string().max(500))
@@ -14,6 +51,10 @@ export const CustomerCreateInput = z
   .strictObject({
     email: Email,
     name: Name.optional(),
+    address: PostalAddressInput.nullable().optional(),
+    preferred_locale: LocaleSchema.nullable().optional().meta({ description: "Invoice language; null: the account's `default_locale`." }),
+    tax_ids: TaxIds.optional(),
+    default_tax_rate: z.string().min(1).nullable().optional().meta({ description: "The tax rate (`txr_…`) of this customer's invoice lines that name none." }),
     custom_fields: CustomFields.optional(),
     metadata: Metadata.optional(),
   })
@@ -23,6 +64,10 @@ export const CustomerUpdateInput = z
   .strictObject({
     email: Email.optional(),
     name: Name.optional(),
+    address: PostalAddressInput.nullable().optional(),
+    preferred_locale: LocaleSchema.nullable().optional(),
+    tax_ids: TaxIds.optional().meta({ description: "Replaces the customer's tax ids." }),
+    default_tax_rate: z.string().min(1).nullable().optional(),
     custom_fields: MetadataPatch.optional().meta({ description: "Custom fields to set; null removes one." }),
     metadata: MetadataPatch.optional(),
   })
@@ -34,6 +79,10 @@ export const Customer = z
     object: z.literal("customer"),
     email: z.string(),
     name: z.string().nullable(),
+    address: PostalAddress.nullable(),
+    preferred_locale: LocaleSchema.nullable(),
+    tax_ids: z.array(TaxId),
+    default_tax_rate: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     custom_fields: CustomFields.optional().meta({ description: "Present with expand=custom_fields." }),
     livemode: z.boolean(),

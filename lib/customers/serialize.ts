@@ -1,5 +1,7 @@
 import type { customers } from "@/db/schema";
-import type { CustomerObject } from "./schema";
+import { postalAddress } from "@/lib/account-settings/address";
+import type { Locale } from "@/lib/account-settings/schema";
+import { euVatCountry, type CustomerObject } from "./schema";
 
 export type CustomerRow = typeof customers.$inferSelect;
 
@@ -14,6 +16,10 @@ export function serializeCustomer(
     object: "customer",
     email: row.email,
     name: row.name,
+    address: postalAddress(row.address),
+    preferred_locale: row.preferredLocale as Locale | null,
+    tax_ids: row.taxIds.map((taxId) => ({ ...taxId, country: euVatCountry(taxId.value) ?? taxId.value.slice(0, 2) })),
+    default_tax_rate: row.defaultTaxRate,
     metadata: row.metadata,
     ...(options.customFields ? { custom_fields: row.customFields } : {}),
     livemode,

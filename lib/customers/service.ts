@@ -8,7 +8,9 @@ import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { postalAddress } from "@/lib/account-settings/address";
 import { newId } from "@/lib/ids";
+import { taxRatesOf } from "@/lib/tax-rates/service";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { CustomerCreateInput, CustomerUpdateInput } from "./schema";
@@ -25,6 +27,7 @@ async function lockCustomer(tx: ChangeTransaction, accountId: string, id: string
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
   return withChangeTransaction(async (tx) => {
+    if (input.default_tax_rate) await taxRatesOf(tx, ctx.accountId, [input.default_tax_rate], "default_tax_rate");
     const now = ctx.now();
     const row = one(await tx
       .insert(customers)
@@ -33,6 +36,10 @@ export async function createCustomer({ ctx, input }: Verb<z.output<typeof Custom
         accountId: ctx.accountId,
         email: input.email,
         name: input.name ?? null,
+        address: postalAddress(input.address),
+        preferredLocale: input.preferred_locale ?? null,
+        taxIds: input.tax_ids ?? [],
+        defaultTaxRate: input.default_tax_rate ?? null,
         customFields: input.custom_fields ?? {},
         metadata: input.metadata ?? {},
         created: now,
@@ -85,15 +92,26 @@ export async function updateCustomer({
   return withChangeTransaction(async (tx) => {
     const before = await lockCustomer(tx, ctx.accountId, input.id);
     const { changes } = input;
+    if (changes.default_tax_rate && changes.default_tax_rate !== before.defaultTaxRate) {
+      await taxRatesOf(tx, ctx.accountId, [changes.default_tax_rate], "default_tax_rate");
+    }
     const next = {
       email: changes.email ?? before.email,
       name: changes.name === undefined ? before.name : changes.name,
+      address: changes.address === undefined ? before.address : postalAddress(changes.address),
+      preferredLocale: changes.preferred_locale === undefined ? before.preferredLocale : changes.preferred_locale,
+      taxIds: changes.tax_ids ?? before.taxIds,
+      defaultTaxRate: changes.default_tax_rate === undefined ? before.defaultTaxRate : changes.default_tax_rate,
       customFields: patchRecord(before.customFields, changes.custom_fields),
       metadata: patchRecord(before.metadata, changes.metadata),
     };
     const unchanged =
       next.email === before.email &&
       next.name === before.name &&
+      JSON.stringify(postalAddress(next.address)) === JSON.stringify(postalAddress(before.address)) &&
+      next.preferredLocale === before.preferredLocale &&
+      next.defaultTaxRate === before.defaultTaxRate &&
+      JSON.stringify(next.taxIds) === JSON.stringify(before.taxIds) &&
       JSON.stringify(next.customFields) === JSON.stringify(before.customFields) &&
       JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
     // No state change, no event.

@@ -68,7 +68,8 @@ export const EVENT_CATALOGUE = [
   { group: "Price", aggregateType: "price", types: ["price.created", "price.updated", "price.deleted"] },
   { group: "Product", aggregateType: "product", types: ["product.created", "product.updated", "product.deleted"] },
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
-  // The audit trail of access (docs/request-logs.md, "Audit events"): not in the spec's catalogue.
+  // Our own groups, beyond the spec's 11 (SPEC_EVENT_TYPES below).
+  // The audit trail of access (docs/request-logs.md, "Audit events").
   { group: "API token", aggregateType: "api_token", types: ["api_token.created", "api_token.revoked"] },
   {
     group: "Webhook endpoint",
@@ -87,6 +88,9 @@ export const EVENT_CATALOGUE = [
     aggregateType: "user",
     types: ["user.signed_in", "user.sign_in_failed", "user.signed_out", "user.password_changed"],
   },
+  // Invoices and tax (docs/invoices-and-tax.md).
+  { group: "Account settings", aggregateType: "account_settings", types: ["account.settings_updated"] },
+  { group: "Tax rate", aggregateType: "tax_rate", types: ["tax_rate.created", "tax_rate.updated"] },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -166,9 +170,17 @@ export const EVENT_DESCRIPTIONS = {
     "A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing.",
   "user.signed_out": "A user signed out; every session of the user ended.",
   "user.password_changed": "A user changed their password (never in the event, nor its hash); every other session of the user ended.",
+  "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
+  "tax_rate.created": "A tax rate was created.",
+  "tax_rate.updated": "A tax rate was changed or archived (`active` false).",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);
+
+/** The spec's catalogue is the first 11 groups (its 51 types, names and shapes fixed); our own groups follow. */
+const SPEC_GROUP_COUNT = 11;
+export const SPEC_EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.slice(0, SPEC_GROUP_COUNT).flatMap((group) => group.types);
+export const OWN_EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.slice(SPEC_GROUP_COUNT).flatMap((group) => group.types);
 export const AGGREGATE_TYPES: readonly AggregateType[] = EVENT_CATALOGUE.map((group) => group.aggregateType);
 
 const AGGREGATE_OF = new Map<string, AggregateType>(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AccountSettings } from "@/lib/account-settings/schema";
 import { CheckoutSession } from "@/lib/checkout/schema";
 import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
@@ -8,6 +9,7 @@ import { Payment, PaymentIntent } from "@/lib/payments/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
+import { TaxRate } from "@/lib/tax-rates/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
 import { ApiToken } from "@/lib/api-tokens/schema";
 import { AuditUser } from "@/lib/auth/schema";
@@ -36,6 +38,8 @@ export const AGGREGATE_SCHEMAS = {
   api_token: ApiToken,
   webhook_endpoint: WebhookEndpoint,
   user: AuditUser,
+  account_settings: AccountSettings,
+  tax_rate: TaxRate,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -10,7 +10,12 @@ import {
   payInvoiceOperation,
   removeInvoiceLineOperation,
   voidInvoiceOperation,
+  getInvoicePdfOperation,
+  getHostedInvoicePdfOperation,
+  payHostedInvoiceOperation,
 } from "./operations";
+import { findHostedInvoice, invoicePdf, payHostedInvoice } from "./hosted";
+import { newId } from "@/lib/ids";
 import { serializeInvoice } from "./serialize";
 import {
   createInvoice,
@@ -54,4 +59,12 @@ export const invoiceHandlers = [
   handle(markInvoiceUncollectibleOperation, async ({ ctx, params }) =>
     serializeInvoice(await markInvoiceUncollectible({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
   ),
+  handle(getInvoicePdfOperation, async ({ ctx, params }) => invoicePdf(await getInvoice({ ctx, input: { id: params.invoice_id } }))),
+  handle(getHostedInvoicePdfOperation, async ({ params }) => invoicePdf((await findHostedInvoice(params.token)).found)),
+  handle(payHostedInvoiceOperation, async ({ params, body, request }) => {
+    // handle() has validated the correlation header when present.
+    const correlationId = request.headers.get("x-correlation-id") ?? newId("request");
+    const { paid, livemode } = await payHostedInvoice({ input: { token: params.token, paymentMethod: body.payment_method, correlationId } });
+    return serializeInvoice(paid, livemode);
+  }),
 ];

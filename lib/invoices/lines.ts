@@ -7,6 +7,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
+import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
 import { MAX_LINES, type InvoiceLineInput } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -52,6 +53,7 @@ export async function lineRow(
     // The schema requires unit_amount_atom when price is absent.
     unitAmountAtom = line.unit_amount_atom!;
   }
+  const rates = await taxRatesOf(tx, invoice.accountId, line.tax_rates ?? [], `${field}tax_rates`);
   return {
     id: newId("invoiceLine"),
     accountId: invoice.accountId,
@@ -61,6 +63,7 @@ export async function lineRow(
     quantity,
     unitAmountAtom,
     amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
+    taxRateIds: rates.map((rate) => rate.id),
     created,
   };
 }

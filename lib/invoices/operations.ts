@@ -1,5 +1,5 @@
 import { defineOperation } from "@/lib/api/operation";
-import { Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput } from "./schema";
+import { HostedInvoicePayInput, Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput, InvoicePdf } from "./schema";
 
 const tag = "Invoices";
 const LOCKED = "A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.";
@@ -124,6 +124,46 @@ export const markInvoiceUncollectibleOperation = defineOperation({
   errors: [404, 409],
 });
 
+export const getInvoicePdfOperation = defineOperation({
+  operationId: "getInvoicePdf",
+  method: "GET",
+  path: "/{account_id}/invoices/{invoice_id}/pdf",
+  unscopedPath: "/invoices/{invoice_id}/pdf",
+  summary: "Download an invoice's PDF",
+  description:
+    "The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
+  errors: [404, 409],
+});
+
+export const getHostedInvoicePdfOperation = defineOperation({
+  operationId: "getHostedInvoicePdf",
+  method: "GET",
+  path: "/hosted-invoices/{token}/pdf",
+  summary: "Download an invoice's PDF from its hosted page",
+  description: "The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.",
+  tag,
+  access: "public",
+  response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
+  errors: [404],
+});
+
+export const payHostedInvoiceOperation = defineOperation({
+  operationId: "payHostedInvoice",
+  method: "POST",
+  path: "/hosted-invoices/{token}/pay",
+  summary: "Pay an open invoice from its hosted page",
+  description:
+    "For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.",
+  tag,
+  access: "public",
+  body: HostedInvoicePayInput,
+  response: { status: 200, description: "The invoice after the attempt.", schema: Invoice },
+  errors: [404, 409, 415, 422],
+});
+
 export const invoiceOperations = [
   listInvoicesOperation,
   createInvoiceOperation,
@@ -134,4 +174,7 @@ export const invoiceOperations = [
   payInvoiceOperation,
   voidInvoiceOperation,
   markInvoiceUncollectibleOperation,
+  getInvoicePdfOperation,
+  getHostedInvoicePdfOperation,
+  payHostedInvoiceOperation,
 ];

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
+import type { Locale, PostalAddress } from "@/lib/account-settings/schema";
+import { TaxAmountSchema, TaxRateIds } from "@/lib/tax-rates/schema";
 import { INVOICE_STATUSES, type InvoiceStatus } from "./statuses";
 
 export { INVOICE_STATUSES, type InvoiceStatus };
@@ -30,6 +32,9 @@ export const InvoiceLineInput = z
     quantity: Quantity.optional(),
     unit_amount_atom: Atoms.optional().meta({ description: "A custom unit amount; requires `description`, excludes `price`." }),
     description: LineDescription.optional(),
+    tax_rates: TaxRateIds.optional().meta({
+      description: "Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization.",
+    }),
   })
   .superRefine((line, ctx) => {
     const hasPrice = line.price !== undefined;
@@ -83,6 +88,9 @@ export const InvoiceLine = z
     quantity: z.number().int(),
     unit_amount_atom: z.number().int(),
     amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom." }),
+    tax_rates: z.array(z.string()).meta({ description: "The line's tax rates; on a finalized invoice, the ones that applied (the defaults included)." }),
+    discount_atom: z.number().int().meta({ description: "The line's share of the invoice's discount (set at finalization)." }),
+    tax_amounts: z.array(TaxAmountSchema).meta({ description: "The line's tax per rate (set at finalization; empty on drafts)." }),
   })
   .meta({ id: "InvoiceLine" });
 
@@ -93,10 +101,27 @@ export const Invoice = z
     customer: z.string(),
     subscription: z.string().nullable(),
     status: z.enum(INVOICE_STATUSES),
+    number: z.string().nullable().meta({
+      description:
+        "`{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.",
+      example: "ACME-0001",
+    }),
     currency: z.string(),
+    customer_name: z.string().nullable().meta({ description: "The customer's name as printed on the invoice (fixed at finalization); null on drafts." }),
+    customer_email: z.string().nullable().meta({ description: "The customer's email as printed on the invoice (fixed at finalization); null on drafts." }),
+    pdf_sha256: z.string().nullable().meta({ description: "SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts." }),
+    invoice_pdf: z.string().nullable().meta({ description: "The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts." }),
+    hosted_invoice_url: z.string().nullable().meta({
+      description: "The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts.",
+    }),
     subtotal_atom: z.number().int().meta({ description: "Σ line amounts." }),
     discount_atom: z.number().int().meta({ description: "Set at finalization from the customer's discount." }),
-    total_amount_atom: z.number().int().meta({ description: "subtotal − discount, never negative." }),
+    tax_atom: z.number().int().meta({ description: "Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization." }),
+    total_taxes: z.array(TaxAmountSchema).meta({ description: "The tax per rate, summed over the lines." }),
+    reverse_charge: z.boolean().meta({
+      description: "true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note.",
+    }),
+    total_amount_atom: z.number().int().meta({ description: "subtotal − discount + exclusive tax, never negative." }),
     due_amount_atom: z.number().int().meta({ description: "total − paid." }),
     paid_amount_atom: z.number().int(),
     discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),
@@ -127,6 +152,17 @@ export const Invoice = z
   })
   .meta({ id: "Invoice" });
 
+/** A PDF document's bytes (the handler answers them as they are). */
+export const InvoicePdf = z
+  .custom<Uint8Array>((value) => value instanceof Uint8Array)
+  .meta({ id: "InvoicePdf", override: { type: "string", format: "binary" } });
+
+export const HostedInvoicePayInput = z
+  .strictObject({
+    payment_method: z.string().min(1).meta({ description: "A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.", example: "pm_sandbox_succeeds" }),
+  })
+  .meta({ id: "HostedInvoicePayInput" });
+
 export const InvoiceList = listEnvelopeSchema(Invoice, "InvoiceList");
 
 export const InvoiceListQuery = PaginationQuery.extend({
@@ -136,3 +172,20 @@ export const InvoiceListQuery = PaginationQuery.extend({
 
 export type InvoiceObject = z.input<typeof Invoice>;
 export type InvoiceLineObject = z.input<typeof InvoiceLine>;
+
+type Address = z.output<typeof PostalAddress>;
+
+/**
+ * What an invoice prints besides its own fields, fixed at finalization (invoices.document, built
+ * by lib/invoices/pdf/document.ts): the seller's and the buyer's details, the lines' product names
+ * and the rates' names as they were then.
+ */
+export type InvoiceDocument = {
+  locale: Locale;
+  seller: { name: string; address: Address | null; tax_id: string | null; email: string | null };
+  buyer: { name: string | null; email: string; address: Address | null; tax_ids: string[] };
+  /** Per line: the product's name and the price's nickname (or the line's own description). */
+  lines: { title: string; detail: string | null }[];
+  tax_rates: { id: string; display_name: string; percentage_e4: number; inclusive: boolean }[];
+  footer: string | null;
+};

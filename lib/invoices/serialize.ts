@@ -1,5 +1,12 @@
 import type { invoiceLines, invoices } from "@/db/schema";
+import { publicBaseUrl } from "@/lib/config";
+import { operationPath } from "@/lib/operation-paths";
 import type { InvoiceLineObject, InvoiceObject } from "./schema";
+
+/** The hosted invoice page of a token (app/invoice/[token]). */
+export function hostedInvoiceUrl(token: string): string {
+  return `${publicBaseUrl()}/invoice/${token}`;
+}
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type InvoiceLineRow = typeof invoiceLines.$inferSelect;
@@ -18,6 +25,9 @@ export function serializeLine(row: InvoiceLineRow): InvoiceLineObject {
     quantity: row.quantity,
     unit_amount_atom: row.unitAmountAtom,
     amount_atom: row.amountAtom,
+    tax_rates: row.taxRateIds,
+    discount_atom: row.discountAtom,
+    tax_amounts: row.taxAmounts,
   };
 }
 
@@ -29,9 +39,18 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     customer: invoice.customerId,
     subscription: invoice.subscriptionId,
     status: invoice.status,
+    number: invoice.number,
     currency: invoice.currency,
+    customer_name: invoice.document?.buyer.name ?? null,
+    customer_email: invoice.document?.buyer.email ?? null,
+    pdf_sha256: invoice.pdfSha256,
+    invoice_pdf: invoice.status === "draft" ? null : `${publicBaseUrl()}${operationPath("getInvoicePdfForTokenAccount", { invoice_id: invoice.id })}`,
+    hosted_invoice_url: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
     subtotal_atom: invoice.subtotalAtom,
     discount_atom: invoice.discountAtom,
+    tax_atom: invoice.taxAtom,
+    total_taxes: invoice.totalTaxes,
+    reverse_charge: invoice.reverseCharge,
     total_amount_atom: invoice.totalAmountAtom,
     due_amount_atom: invoice.dueAmountAtom,
     paid_amount_atom: invoice.paidAmountAtom,

@@ -13,6 +13,9 @@ import { applyDiscounts, type Discount } from "@/lib/money";
 import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow } from "./lines";
+import { takeInvoiceNumber } from "./numbers";
+import { issueDocument } from "./pdf/issue";
+import { invoiceTaxes } from "./taxes";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
@@ -147,13 +150,31 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     const now = ctx.now();
     const discount = await discountFor(tx, invoice, now);
     const { subtotalAtom } = draftTotals(lines);
-    const { discountAtom, totalAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
-    const open = one(await tx
+    const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
+    const taxes = await invoiceTaxes(tx, invoice, lines, discountAtom);
+    const totalAtom = discountedAtom + taxes.exclusiveTaxAtom;
+    const taxedLines: InvoiceLineRow[] = [];
+    for (const [index, line] of lines.entries()) {
+      const { discountAtom: lineDiscount, taxes: taxAmounts } = taxes.lines[index]!;
+      taxedLines.push(one(await tx
+        .update(invoiceLines)
+        .set({ taxRateIds: taxes.rateIds[index]!, discountAtom: lineDiscount, taxAmounts })
+        .where(eq(invoiceLines.id, line.id))
+        .returning()));
+    }
+    // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
+    const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
+    const numbered = one(await tx
       .update(invoices)
       .set({
         status: "open",
+        number,
+        numberSequence: sequence,
         subtotalAtom,
         discountAtom,
+        taxAtom: taxes.taxAtom,
+        totalTaxes: taxes.totalTaxes,
+        reverseCharge: taxes.reverseCharge,
         totalAmountAtom: totalAtom,
         dueAmountAtom: totalAtom,
         discountId: discount?.id ?? null,
@@ -162,8 +183,9 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
       })
       .where(eq(invoices.id, invoice.id))
       .returning());
+    const open = await issueDocument(tx, numbered, taxedLines);
     const before = { invoice, lines, paymentIntent: null };
-    const after = { invoice: open, lines, paymentIntent: null };
+    const after = { invoice: open, lines: taxedLines, paymentIntent: null };
     await emit(tx, ctx, "invoice.finalized", after, before);
     if (totalAtom === 0) return markPaid(tx, ctx, after, now);
     return after;
@@ -189,17 +211,39 @@ export async function previewInvoice({
   const lines: InvoiceLineRow[] = [];
   for (const [index, line] of (input.lines ?? []).entries()) {
     const row = await lineRow(tx, header, line, `lines.${index}.`, now);
-    lines.push({ ...row, id: row.id!, priceId: row.priceId ?? null, description: row.description ?? null, created: now });
+    lines.push({
+      ...row,
+      id: row.id!,
+      priceId: row.priceId ?? null,
+      description: row.description ?? null,
+      taxRateIds: row.taxRateIds ?? [],
+      discountAtom: 0,
+      taxAmounts: [],
+      created: now,
+    });
   }
   const { subtotalAtom } = draftTotals(lines);
   const discount = await discountFor(tx, header, input.at);
-  const { discountAtom, totalAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
+  const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
+  const taxes = await invoiceTaxes(tx, header, lines, discountAtom);
+  const totalAtom = discountedAtom + taxes.exclusiveTaxAtom;
+  for (const [index, line] of lines.entries()) {
+    Object.assign(line, { taxRateIds: taxes.rateIds[index]!, discountAtom: taxes.lines[index]!.discountAtom, taxAmounts: taxes.lines[index]!.taxes });
+  }
   const invoice: InvoiceRow = {
     ...header,
     subscriptionId: input.subscription ?? null,
     status: "draft",
+    number: null,
+    numberSequence: null,
+    document: null,
+    pdfSha256: null,
+    hostedToken: null,
     subtotalAtom,
     discountAtom,
+    taxAtom: taxes.taxAtom,
+    totalTaxes: taxes.totalTaxes,
+    reverseCharge: taxes.reverseCharge,
     totalAmountAtom: totalAtom,
     dueAmountAtom: totalAtom,
     paidAmountAtom: 0,

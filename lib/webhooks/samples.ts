@@ -20,6 +20,8 @@ const KIND: Record<AggregateType, IdKind> = {
   api_token: "apiToken",
   webhook_endpoint: "webhookEndpoint",
   user: "user",
+  account_settings: "account",
+  tax_rate: "taxRate",
 };
 
 /**

@@ -15,6 +15,7 @@ import { eventSchemaStem } from "@/lib/events/payloads";
 import { serializeEvent, type EventRow } from "@/lib/events/serialize";
 import { openApiDocument } from "@/lib/openapi";
 import { webhookPayload } from "@/lib/webhooks/payload";
+import { checkInvoicePdfs } from "./pdf-check";
 import { isSyntheticEvent } from "./synthetic";
 
 /**
@@ -31,7 +32,7 @@ const BATCH = 2_000;
 const MAX_LISTED = 40;
 
 export type EventFailure = { type: string; eventId: string; database: string; as: "webhook" | "event"; errors: string };
-type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[] };
+type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[]; pdfs?: number };
 
 /** Rows a test or benchmark wrote by hand (db/synthetic-events.ts), not events the service emitted. */
 
@@ -103,8 +104,14 @@ async function checkDatabase(db: Database, database: string): Promise<void> {
     synthetic += rows.length - emitted.length;
     after = rows.at(-1)!.id;
   }
+  // Every finalized invoice's PDF too (the invoices issue): reported with the events.
+  const pdfs = await checkInvoicePdfs(db, database);
+  failures.push(...pdfs.failures.map((failure) => ({ ...failure, type: "invoice PDF", as: "event" as const })));
   mkdirSync(ledger, { recursive: true });
-  writeFileSync(path.join(ledger, `${database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`), JSON.stringify({ database, validated, synthetic, failures } satisfies LedgerEntry));
+  writeFileSync(
+    path.join(ledger, `${database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`),
+    JSON.stringify({ database, validated, synthetic, failures, pdfs: pdfs.checked } satisfies LedgerEntry),
+  );
 }
 
 /** A PostgreSQL database about to be dropped (tests/helpers/database.ts). Skips one never migrated. */
@@ -181,14 +188,16 @@ export function finishEventCheck(suite: string): void {
   const validated = entries.reduce((sum, entry) => sum + entry.validated, 0);
   const synthetic = entries.reduce((sum, entry) => sum + entry.synthetic, 0);
   const failures = entries.flatMap((entry) => entry.failures);
+  const pdfs = entries.reduce((sum, entry) => sum + (entry.pdfs ?? 0), 0);
   const summary = `${suite}: ${validated} events of ${entries.length} databases validated against the OpenAPI document's event schemas (${synthetic} synthetic rows skipped)`;
+  const pdfNote = `${pdfs} finalized invoices' PDFs checked (tests/helpers/pdf-check.ts)`;
   if (failures.length > 0) {
     const listed = failures
       .slice(0, MAX_LISTED)
       .map((failure) => `  ${failure.type} ${failure.eventId} (as ${failure.as}, ${failure.database}): ${failure.errors}`);
     const more = failures.length > MAX_LISTED ? [`  … and ${failures.length - MAX_LISTED} more`] : [];
-    throw new Error([`${summary}: ${failures.length} invalid.`, ...listed, ...more].join("\n"));
+    throw new Error([`${summary}: ${failures.length} invalid; ${pdfNote}.`, ...listed, ...more].join("\n"));
   }
   if (validated === 0 && !ranChosenFiles()) throw new Error(`${summary}: none, so the check proved nothing.`);
-  console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}.`);
+  console.log(`${summary}: ${validated === 0 ? "none (the chosen test files emitted none)" : "all valid"}; ${pdfNote}.`);
 }

@@ -1268,6 +1268,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdfForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF from its hosted page
+         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         */
+        get: operations["getHostedInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an open invoice from its hosted page
+         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
+         */
+        post: operations["payHostedInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -2402,7 +2482,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/request-logs": {
+    "/{account_id}/account-settings": {
         parameters: {
             query?: never;
             header?: never;
@@ -2410,19 +2490,23 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * List API requests
-         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
          */
-        get: operations["listRequestLogs"];
+        get: operations["getAccountSettings"];
         put?: never;
-        post?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettings"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/request-logs": {
+    "/account-settings": {
         parameters: {
             query?: never;
             header?: never;
@@ -2430,19 +2514,23 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * List API requests
-         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
          */
-        get: operations["listRequestLogsForTokenAccount"];
+        get: operations["getAccountSettingsForTokenAccount"];
         put?: never;
-        post?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettingsForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/request-logs/{request_id}": {
+    "/{account_id}/tax-rates": {
         parameters: {
             query?: never;
             header?: never;
@@ -2450,19 +2538,23 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve an API request
-         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
          */
-        get: operations["getRequestLog"];
+        get: operations["listTaxRates"];
         put?: never;
-        post?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRate"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/request-logs/{request_id}": {
+    "/tax-rates": {
         parameters: {
             query?: never;
             header?: never;
@@ -2470,12 +2562,64 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve an API request
-         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
          */
-        get: operations["getRequestLogForTokenAccount"];
+        get: operations["listTaxRatesForTokenAccount"];
         put?: never;
-        post?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRate"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRateForTokenAccount"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRateForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3504,7 +3648,7 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
-    "api_token.created": {
+    "account.settings_updated": {
         parameters: {
             query?: never;
             header?: never;
@@ -3514,17 +3658,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * api_token.created
-         * @description An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * account.settings_updated
+         * @description The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's. `data.object` is the account_settings. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["apiTokenCreatedWebhook"];
+        post: operations["accountSettingsUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "api_token.revoked": {
+    "tax_rate.created": {
         parameters: {
             query?: never;
             header?: never;
@@ -3534,17 +3678,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * api_token.revoked
-         * @description An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * tax_rate.created
+         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["apiTokenRevokedWebhook"];
+        post: operations["taxRateCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "webhook_endpoint.created": {
+    "tax_rate.updated": {
         parameters: {
             query?: never;
             header?: never;
@@ -3554,190 +3698,10 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * webhook_endpoint.created
-         * @description A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * tax_rate.updated
+         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["webhookEndpointCreatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.updated
-         * @description A webhook endpoint's URL, events, description or rate was changed. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointUpdatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.deleted": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.deleted
-         * @description A webhook endpoint was deleted; the object is its last state, with `deleted: true`. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointDeletedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.disabled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.disabled
-         * @description A webhook endpoint was disabled by hand: it receives nothing until enabled. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointDisabledWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.enabled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.enabled
-         * @description A disabled webhook endpoint was enabled again. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointEnabledWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.secret_rotated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.secret_rotated
-         * @description A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointSecretRotatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.signed_in": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.signed_in
-         * @description A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignedInWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.sign_in_failed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.sign_in_failed
-         * @description A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignInFailedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.signed_out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.signed_out
-         * @description A user signed out; every session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignedOutWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.password_changed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.password_changed
-         * @description A user changed their password (never in the event, nor its hash); every other session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userPasswordChangedWebhook"];
+        post: operations["taxRateUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3754,9 +3718,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "account_settings" | "tax_rate";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3764,8 +3728,33 @@ export type components = {
              */
             email: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            /** @description Invoice language; null: the account's `default_locale`. */
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
+            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
+        };
+        PostalAddressInput: {
+            line1: string;
+            line2?: string | null;
+            postal_code: string;
+            city: string;
+            /** @example FR */
+            country: string;
+        };
+        /**
+         * @example {
+         *       "type": "eu_vat",
+         *       "value": "DE136695976"
+         *     }
+         */
+        TaxIdInput: {
+            /** @enum {string} */
+            type: "eu_vat";
+            value: string;
         };
         /** @description Custom field values by field key. */
         CustomFields: {
@@ -3782,6 +3771,11 @@ export type components = {
              */
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            /** @description Replaces the customer's tax ids. */
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -4011,6 +4005,8 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
+            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
+            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -4020,6 +4016,13 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
+        };
+        HostedInvoicePayInput: {
+            /**
+             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
+             * @example pm_sandbox_succeeds
+             */
+            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -4189,7 +4192,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4211,7 +4214,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4272,6 +4275,50 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             to: string;
+        };
+        /** @description The settings to change; absent ones are kept, null clears one. */
+        AccountSettingsUpdateInput: {
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /**
+             * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
+             * @example ACME
+             */
+            invoice_prefix?: string | null;
+            invoice_footer?: string | null;
+            /** @enum {string} */
+            default_locale?: "en" | "fr" | "de";
+            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
+            default_tax_rate?: string | null;
+        };
+        TaxRateCreateInput: {
+            /** @example VAT */
+            display_name: string;
+            description?: string | null;
+            /**
+             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
+             * @example 19
+             */
+            percentage: number;
+            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
+            inclusive: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        TaxRateUpdateInput: {
+            display_name?: string;
+            description?: string | null;
+            /** @description false archives the rate: no new use; where it is used, it stays. */
+            active?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -4409,8 +4456,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4453,8 +4498,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4497,8 +4540,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4541,8 +4582,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4585,8 +4624,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4629,8 +4666,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4673,8 +4708,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4717,8 +4750,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4761,8 +4792,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4805,8 +4834,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4849,8 +4876,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4893,8 +4918,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4937,8 +4960,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4981,8 +5002,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5025,8 +5044,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5069,8 +5086,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5113,8 +5128,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5157,8 +5170,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5201,8 +5212,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5245,8 +5254,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5289,8 +5296,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5333,8 +5338,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5377,8 +5380,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5421,8 +5422,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5465,8 +5464,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5509,8 +5506,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5553,8 +5548,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5597,8 +5590,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5641,8 +5632,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5685,8 +5674,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5729,8 +5716,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5773,8 +5758,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5817,8 +5800,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5861,8 +5842,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5905,8 +5884,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5949,8 +5926,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5993,8 +5968,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6037,8 +6010,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6081,8 +6052,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6125,8 +6094,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6169,8 +6136,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6213,8 +6178,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6257,8 +6220,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6301,8 +6262,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6345,8 +6304,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6389,8 +6346,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6433,8 +6388,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6477,8 +6430,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6521,8 +6472,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6565,8 +6514,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6609,8 +6556,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6635,26 +6580,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "api_token.created";
+            type: "account.settings_updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "account_settings";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["AccountSettings"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["AccountSettings"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6679,26 +6622,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "api_token.revoked";
+            type: "tax_rate.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "tax_rate";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["TaxRate"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["TaxRate"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6723,422 +6664,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "webhook_endpoint.created";
+            type: "tax_rate.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "tax_rate";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["TaxRate"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["TaxRate"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.deleted";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpointDeletedObject"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.disabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.enabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.secret_rotated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.signed_in";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.sign_in_failed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.signed_out";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.password_changed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7383,6 +6926,19 @@ export type components = {
              */
             updated: string;
         };
+        TaxAmount: {
+            tax_rate: string;
+            /** @description The tax, rounded half to even per line. */
+            amount_atom: number;
+            inclusive: boolean;
+            /** @description What the rate applied to (after the discount's share). */
+            taxable_amount_atom: number;
+            /**
+             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
+             * @enum {string}
+             */
+            taxability_reason: "standard_rated" | "reverse_charge";
+        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7392,6 +6948,12 @@ export type components = {
             unit_amount_atom: number;
             /** @description quantity × unit_amount_atom. */
             amount_atom: number;
+            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
+            tax_rates: string[];
+            /** @description The line's share of the invoice's discount (set at finalization). */
+            discount_atom: number;
+            /** @description The line's tax per rate (set at finalization; empty on drafts). */
+            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -7402,12 +6964,33 @@ export type components = {
             subscription: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number: string | null;
             currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -7444,6 +7027,22 @@ export type components = {
              */
             updated: string;
         };
+        PostalAddress: {
+            line1: string;
+            line2: string | null;
+            postal_code: string;
+            city: string;
+            /** @description ISO 3166-1 alpha-2, uppercase. */
+            country: string;
+        };
+        TaxId: {
+            /** @enum {string} */
+            type: "eu_vat";
+            /** @description Normalized: uppercase, without spaces, dots or dashes. */
+            value: string;
+            /** @description The issuing country (ISO 3166-1 alpha-2). */
+            country: string;
+        };
         Customer: {
             /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7451,6 +7050,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7476,6 +7079,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7754,49 +7361,42 @@ export type components = {
              */
             updated: string;
         };
-        ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
-            id: string;
+        AccountSettings: {
             /** @constant */
-            object: "api_token";
-            name: string;
-            /** @enum {string} */
-            kind: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display: string;
-            /** @enum {string} */
-            status: "active" | "revoked";
+            object: "account_settings";
             /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
              */
-            created: string;
-            last_used_at: string | null;
-            revoked_at: string | null;
-        };
-        WebhookEndpoint: {
-            /** @description Prefix `whe_`. */
             id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
+            business_name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            tax_id: string | null;
+            support_email: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix: string;
+            invoice_footer: string | null;
+            /** @enum {string} */
+            default_locale: "en" | "fr" | "de";
+            default_tax_rate: string | null;
             livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
+        };
+        TaxRate: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "tax_rate";
+            display_name: string;
+            description: string | null;
+            percentage: number;
+            inclusive: boolean;
+            country: string | null;
+            jurisdiction: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
@@ -7808,83 +7408,34 @@ export type components = {
              */
             updated: string;
         };
-        /** @description The entity's last state, marked deleted. */
-        WebhookEndpointDeletedObject: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-            /** @constant */
-            deleted: true;
-        };
-        /** @description A dashboard user of the account's organization. */
-        AuditUser: {
-            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
-            id: string;
-            /** @constant */
-            object: "user";
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            role: "owner" | "admin" | "developer" | "viewer";
-        };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3w51aaefatxqp5dzetk350",
+         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *       "data": {
-         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:25:41.599Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.601Z",
+         *       "created": "2026-11-26T04:50:39.851Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7912,8 +7463,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7929,32 +7478,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h403qvepx27zjfypv1b7vxr",
+         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
+         *       "aggregate_id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *       "data": {
-         *         "id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
+         *         "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:25:41.630Z",
+         *         "created": "2026-11-26T04:50:39.874Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *         "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
-         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.632Z",
+         *       "created": "2026-11-26T04:50:39.876Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentFailedEvent: {
@@ -7982,8 +7530,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7999,44 +7545,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4e7jhen2xc2em1ge3jy28m",
+         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *       "data": {
-         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:25:41.599Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:25:41.599Z",
+         *         "created": "2026-11-26T04:50:39.850Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.745Z",
+         *       "created": "2026-11-26T04:50:40.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentRefundedEvent: {
@@ -8064,8 +7609,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8081,29 +7624,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6jgz6qdw5pdx9n919mfpac",
+         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *       "data": {
-         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.286Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.286Z",
+         *         "updated": "2026-11-26T04:50:41.169Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.286Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8121,13 +7664,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
-         *       "request_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
+         *       "correlation_id": "req_prod_06h1cc85hzmjjs1g6c9dzvyebzbnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:42.293Z",
+         *       "created": "2026-11-26T04:50:41.173Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -8155,8 +7697,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8172,19 +7712,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6vv3y2gn1x562d5epbaadc",
+         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *       "data": {
-         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.348Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.365Z",
+         *         "updated": "2026-11-26T04:50:41.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8193,10 +7733,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.348Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8213,24 +7753,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.348Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.348Z",
+         *         "updated": "2026-11-26T04:50:41.259Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.348Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8247,13 +7787,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
-         *       "request_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
+         *       "correlation_id": "req_prod_06h1cc85zjm1bsesyfr89rn9dq6yy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:42.366Z",
+         *       "created": "2026-11-26T04:50:41.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -8281,8 +7820,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8298,20 +7835,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6xtkn8q15638g7xkpjcz56",
+         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *       "data": {
-         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.348Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.380Z",
+         *         "updated": "2026-11-26T04:50:41.296Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8320,10 +7857,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.348Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8340,14 +7877,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.348Z",
+         *         "created": "2026-11-26T04:50:41.259Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.365Z",
+         *         "updated": "2026-11-26T04:50:41.279Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8356,10 +7893,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.348Z",
+         *         "expires_at": "2026-11-27T04:50:41.259Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8376,13 +7913,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
-         *       "request_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
+         *       "correlation_id": "req_prod_06h1cc861vwzgx8bzwgswmjr2vkag",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:42.382Z",
+         *       "created": "2026-11-26T04:50:41.298Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -8410,8 +7946,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8427,29 +7961,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6r00sncs2vdztv9a65w62r",
+         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *       "data": {
-         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:25:42.286Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.335Z",
+         *         "updated": "2026-11-26T04:50:41.240Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga",
+         *         "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.286Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8457,33 +7991,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:25:42.335Z",
+         *         "completed_at": "2026-11-26T04:50:41.240Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1c6h6ph0rxgnr4a98895armpbt",
+         *         "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.286Z",
+         *         "created": "2026-11-26T04:50:41.169Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.286Z",
+         *         "updated": "2026-11-26T04:50:41.169Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.286Z",
+         *         "expires_at": "2026-11-27T04:50:41.169Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8500,13 +8034,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
-         *       "request_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
+         *       "correlation_id": "req_prod_06h1cc85p5g9dy4nrxf0nhjdq2m9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:42.336Z",
+         *       "created": "2026-11-26T04:50:41.242Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga"
+         *       "actor_id": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8534,8 +8067,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8551,29 +8082,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h76kjnnqm26m0p9g74c9daj",
+         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *       "aggregate_id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *       "data": {
-         *         "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:25:42.392Z",
+         *         "created": "2026-11-26T04:50:41.324Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:25:42.392Z",
+         *         "updated": "2026-11-27T04:50:41.324Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:25:42.392Z",
-         *         "expires_at": "2026-11-27T04:25:42.392Z",
+         *         "expired_at": "2026-11-27T04:50:41.324Z",
+         *         "expires_at": "2026-11-27T04:50:41.324Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8590,24 +8121,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
-         *         "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.392Z",
+         *         "created": "2026-11-26T04:50:41.324Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:42.392Z",
+         *         "updated": "2026-11-26T04:50:41.324Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:25:42.392Z",
+         *         "expires_at": "2026-11-27T04:50:41.324Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8624,11 +8155,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:25:42.392Z",
+         *       "created": "2026-11-27T04:50:41.324Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8658,8 +8188,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8675,19 +8203,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3vfs08cx8h4kyqd3v1xs76",
+         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:25:41.592Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.592Z",
+         *         "updated": "2026-11-26T04:50:39.843Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8700,13 +8228,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.595Z",
+         *       "created": "2026-11-26T04:50:39.846Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8734,8 +8261,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8751,19 +8276,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3vtk3h936s459t9n4kmqzm",
+         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:25:41.592Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.596Z",
+         *         "updated": "2026-11-26T04:50:39.847Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8775,14 +8300,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:25:41.592Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.592Z",
+         *         "updated": "2026-11-26T04:50:39.843Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8794,13 +8319,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.598Z",
+         *       "created": "2026-11-26T04:50:39.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8828,8 +8352,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8845,19 +8367,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h41zb8mgd42veavanw20gp4",
+         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
+         *       "aggregate_id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
+         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:25:41.642Z",
+         *         "created": "2026-11-26T04:50:39.894Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.646Z",
+         *         "updated": "2026-11-26T04:50:39.899Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8869,14 +8391,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
+         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:25:41.642Z",
+         *         "created": "2026-11-26T04:50:39.894Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.642Z",
+         *         "updated": "2026-11-26T04:50:39.894Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8888,13 +8410,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
-         *       "request_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
+         *       "correlation_id": "req_prod_06h1cc80jezxvw6xb6ztxdqh7ah2t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.647Z",
+         *       "created": "2026-11-26T04:50:39.907Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8922,8 +8443,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8939,19 +8458,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h462ztt1b1n18xeasfj0azg",
+         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:25:41.675Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.680Z",
+         *         "updated": "2026-11-26T04:50:39.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8963,14 +8482,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:25:41.675Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.677Z",
+         *         "updated": "2026-11-26T04:50:39.944Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8982,13 +8501,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
-         *       "request_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
+         *       "correlation_id": "req_prod_06h1cc80rfye1vp6jv259czwpsb2t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.680Z",
+         *       "created": "2026-11-26T04:50:39.947Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -9016,8 +8534,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9033,19 +8549,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3wjvqcnvewct4ck56tq7fw",
+         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:25:41.592Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.603Z",
+         *         "updated": "2026-11-26T04:50:39.852Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9057,14 +8573,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:25:41.592Z",
+         *         "created": "2026-11-26T04:50:39.843Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.596Z",
+         *         "updated": "2026-11-26T04:50:39.847Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9076,13 +8592,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.604Z",
+         *       "created": "2026-11-26T04:50:39.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -9110,8 +8625,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9127,23 +8640,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h47pf5qh2jcppkhmdbk6npp",
+         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:25:41.675Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.692Z",
+         *         "updated": "2026-11-26T04:50:39.959Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:25:41.692Z",
+         *         "canceled_at": "2026-11-26T04:50:39.959Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -9151,14 +8664,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:25:41.675Z",
+         *         "created": "2026-11-26T04:50:39.941Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.680Z",
+         *         "updated": "2026-11-26T04:50:39.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9170,13 +8683,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
-         *       "request_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
+         *       "correlation_id": "req_prod_06h1cc80tk5rt76rjfwwnr60ejerw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:41.693Z",
+         *       "created": "2026-11-26T04:50:39.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -9204,8 +8716,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9221,19 +8731,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h40966tfafe0pt9f2s8vssm",
+         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *       "aggregate_id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:25:41.623Z",
+         *         "created": "2026-11-26T04:50:39.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.633Z",
+         *         "updated": "2026-11-26T04:50:39.877Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9245,14 +8755,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:25:41.623Z",
+         *         "created": "2026-11-26T04:50:39.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.627Z",
+         *         "updated": "2026-11-26T04:50:39.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9264,13 +8774,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
-         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.634Z",
+         *       "created": "2026-11-26T04:50:39.878Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -9298,8 +8807,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9315,19 +8822,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h448achmg4w3rsrdr3w5vry",
+         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
+         *       "aggregate_id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *       "data": {
-         *         "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
+         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:25:41.656Z",
+         *         "created": "2026-11-26T04:50:39.922Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.663Z",
+         *         "updated": "2026-11-26T04:50:39.928Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9339,14 +8846,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
+         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:25:41.656Z",
+         *         "created": "2026-11-26T04:50:39.922Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:25:41.659Z",
+         *         "updated": "2026-11-26T04:50:39.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9358,13 +8865,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
-         *       "request_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
+         *       "correlation_id": "req_prod_06h1cc80p1y7h8v1z9vt0tyek0dg0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.666Z",
+         *       "created": "2026-11-26T04:50:39.929Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -9392,8 +8898,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9409,45 +8913,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h62tn09wssye5cysy0zv39y",
+         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.151Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:40.786Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
-         *       "request_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
+         *       "correlation_id": "req_prod_06h1cc8422ac3qn3ks7wn1dbn9pnt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:42.166Z",
+         *       "created": "2026-11-26T04:50:40.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -9475,8 +8978,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9492,25 +8993,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h66hadqj67v80m6cy5sq950",
+         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.192Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.033Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9518,46 +9019,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.151Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:40.786Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
-         *       "request_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
+         *       "correlation_id": "req_prod_06h1cc850kq8fywfjkn5sph97p47e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:42.197Z",
+         *       "created": "2026-11-26T04:50:41.041Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9585,8 +9085,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9602,53 +9100,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6985s52g2qamnysvfjvdzg",
+         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.216Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:25:42.216Z",
+         *         "paused_at": "2026-11-26T04:50:41.069Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.192Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.033Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9656,20 +9154,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
-         *       "request_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
+         *       "correlation_id": "req_prod_06h1cc854trd3p6za57z2pndg7m6c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:42.218Z",
+         *       "created": "2026-11-26T04:50:41.074Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9697,8 +9194,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9714,25 +9209,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6bmf46m7jg1k6a7byg3jye",
+         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.234Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.094Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9740,48 +9235,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.216Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:25:42.216Z",
+         *         "paused_at": "2026-11-26T04:50:41.069Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
-         *       "request_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
+         *       "correlation_id": "req_prod_06h1cc858a01zb6f81mdzy9rpxa1m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:42.237Z",
+         *       "created": "2026-11-26T04:50:41.097Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9809,8 +9303,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9826,53 +9318,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h6ed1jvawn47eb6mfd8rfp2",
+         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.254Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.114Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:25:42.254Z",
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "cancelled_at": "2026-11-26T04:50:41.114Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:42.151Z",
-         *         "updated": "2026-11-26T04:25:42.234Z",
+         *         "created": "2026-11-26T04:50:40.786Z",
+         *         "updated": "2026-11-26T04:50:41.094Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9880,20 +9372,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *         "current_period_end": "2026-12-26T04:25:42.151Z",
+         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *         "current_period_end": "2026-12-26T04:50:40.786Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.151Z",
+         *         "current_period_start": "2026-11-26T04:50:40.786Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
-         *       "request_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
+         *       "correlation_id": "req_prod_06h1cc85aserrt2gn21x6mje49y90",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:25:42.259Z",
+         *       "created": "2026-11-26T04:50:41.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9921,8 +9412,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9938,43 +9427,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h78ssar54qwsj3pr1j5mwec",
+         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *       "aggregate_id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *       "data": {
-         *         "id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *         "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c6h6g3cc5hqqw10dr66x4bmv8",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:25:42.271Z",
-         *         "updated": "2026-11-26T04:25:42.271Z",
+         *         "created": "2026-11-26T04:50:41.143Z",
+         *         "updated": "2026-11-26T04:50:41.143Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:25:42.271Z",
+         *         "trial_end": "2026-12-03T04:50:41.143Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:25:42.271Z",
+         *         "current_period_end": "2026-12-03T04:50:41.143Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:25:42.271Z",
+         *         "current_period_start": "2026-11-26T04:50:41.143Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:25:42.271Z",
+         *       "created": "2026-11-30T04:50:41.143Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10004,8 +9492,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10021,57 +9507,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4n3dbkk82n9hxj2e8kq1ya",
+         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.793Z",
+         *         "updated": "2026-11-26T04:50:40.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
-         *       "request_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
+         *       "correlation_id": "req_prod_06h1cc81h0p0ws2ggstzp7gz5gae6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.801Z",
+         *       "created": "2026-11-26T04:50:40.145Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -10099,8 +9596,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10116,94 +9611,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4rxs2mxpa23vdfg3ape0xp",
+         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.828Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.793Z",
+         *         "updated": "2026-11-26T04:50:40.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
-         *       "request_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
+         *       "correlation_id": "req_prod_06h1cc81ptra4efeg4a3rb0ry7252",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.831Z",
+         *       "created": "2026-11-26T04:50:40.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -10231,8 +9749,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10248,94 +9764,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4xg9am7zjmgp3azr3c4nmc",
+         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:25:41.793Z",
-         *         "paid_at": "2026-11-26T04:25:41.866Z",
-         *         "updated": "2026-11-26T04:25:41.866Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.828Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
-         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.868Z",
+         *       "created": "2026-11-26T04:50:40.301Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaidEvent: {
@@ -10363,8 +9902,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10380,94 +9917,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4xs26vwszs50qh0fb8kmkr",
+         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:25:41.793Z",
-         *         "paid_at": "2026-11-26T04:25:41.866Z",
-         *         "updated": "2026-11-26T04:25:41.866Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:41.793Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.828Z",
+         *         "updated": "2026-11-26T04:50:40.186Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
-         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:41.870Z",
+         *       "created": "2026-11-26T04:50:40.303Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10495,8 +10055,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10512,57 +10070,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h57t2czqg02j9xjb0755xxa",
+         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
+         *       "aggregate_id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *       "data": {
-         *         "id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
+         *         "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5358c5tsp1mfzhkkrz013e",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:41.912Z",
+         *         "created": "2026-11-26T04:50:40.365Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.926Z",
+         *         "updated": "2026-11-26T04:50:40.383Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.926Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.383Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h56c1r3hbvtqdht67jxzasa",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
-         *       "request_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
+         *       "correlation_id": "req_prod_06h1cc82sxdv72qqjpazpg1pdakjc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.950Z",
+         *       "created": "2026-11-26T04:50:40.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10590,8 +10159,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10607,57 +10174,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h5da3490ee2fynhx80wn6fm",
+         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
+         *       "aggregate_id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *       "data": {
-         *         "id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
+         *         "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h590p1g625cnps38wghr67y",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:41.960Z",
+         *         "created": "2026-11-26T04:50:40.521Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:41.973Z",
+         *         "updated": "2026-11-26T04:50:40.536Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.973Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.536Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h5c5a8dh4pxrgpjmthm5sh8",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
-         *       "request_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
+         *       "correlation_id": "req_prod_06h1cc837bsxv4hgamc8zhj7444ej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.994Z",
+         *       "created": "2026-11-26T04:50:40.580Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10685,8 +10263,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10702,92 +10278,115 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h73v1r50ajb5y1xnqbd77my",
+         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
+         *       "aggregate_id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *       "data": {
-         *         "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
+         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.125Z",
+         *         "created": "2026-11-26T04:50:40.741Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:25:42.109Z",
+         *         "updated": "2026-11-27T04:50:40.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:25:42.109Z",
+         *         "due_date": "2026-11-27T04:50:40.724Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:25:42.109Z",
+         *         "overdue_at": "2026-11-27T04:50:40.724Z",
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.139Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.756Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
+         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.125Z",
+         *         "created": "2026-11-26T04:50:40.741Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:42.139Z",
+         *         "updated": "2026-11-26T04:50:40.756Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:25:42.109Z",
+         *         "due_date": "2026-11-27T04:50:40.724Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.139Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.756Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:25:42.109Z",
+         *       "created": "2026-11-27T04:50:40.724Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10817,8 +10416,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10834,94 +10431,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h5jxrmjaedssjf85q6dwt0c",
+         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
+         *       "aggregate_id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *       "data": {
-         *         "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
+         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:25:42.004Z",
+         *         "created": "2026-11-26T04:50:40.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:42.038Z",
+         *         "updated": "2026-11-26T04:50:40.631Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:25:42.038Z",
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T04:50:40.631Z",
          *         "overdue_at": null,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.016Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.604Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
+         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.004Z",
+         *         "created": "2026-11-26T04:50:40.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:42.016Z",
+         *         "updated": "2026-11-26T04:50:40.604Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.016Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.604Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
-         *       "request_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
+         *       "correlation_id": "req_prod_06h1cc83ehkx2p1rbdtvcj9raqn8c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:42.039Z",
+         *       "created": "2026-11-26T04:50:40.632Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10949,8 +10569,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10966,94 +10584,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h5sccb1j1mtg22d9059sn0j",
+         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
+         *       "aggregate_id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *       "data": {
-         *         "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
+         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:25:42.059Z",
+         *         "created": "2026-11-26T04:50:40.652Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:42.089Z",
+         *         "updated": "2026-11-26T04:50:40.700Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.074Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:25:42.089Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
+         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:25:42.059Z",
+         *         "created": "2026-11-26T04:50:40.652Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:25:42.074Z",
+         *         "updated": "2026-11-26T04:50:40.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:42.074Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.664Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
-         *       "request_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
+         *       "correlation_id": "req_prod_06h1cc83q2cvz3sax4bnrv2x2q97m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:42.091Z",
+         *       "created": "2026-11-26T04:50:40.701Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -11081,8 +10722,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11098,57 +10737,68 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h521rr0b6tz9zsw41a0z6nm",
+         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *       "data": {
-         *         "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *             "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:25:41.793Z",
-         *         "paid_at": "2026-11-26T04:25:41.866Z",
-         *         "updated": "2026-11-26T04:25:41.866Z",
+         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "paid_at": "2026-11-26T04:50:40.299Z",
+         *         "updated": "2026-11-26T04:50:40.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:25:41.828Z",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T04:50:40.186Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
-         *       "request_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
+         *       "correlation_id": "req_prod_06h1cc82b1scz077ja3vswerhndbj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:25:41.904Z",
+         *       "created": "2026-11-26T04:50:40.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -11176,8 +10826,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11193,55 +10841,66 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h79q8ymh0z4bahx9y1k2k4j",
+         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
+         *       "aggregate_id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *       "data": {
-         *         "id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
+         *         "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c6h79h0c4kknj7wpyz300rfky",
-         *             "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *             "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
+         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:25:42.271Z",
+         *         "created": "2026-11-30T04:50:41.143Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:25:42.271Z",
+         *         "updated": "2026-11-30T04:50:41.143Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *         "pdf_sha256": null,
+         *         "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *         "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h71qfndqrx0wt0gdzzhmd60",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:25:42.271Z",
+         *       "created": "2026-11-30T04:50:41.143Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11271,8 +10930,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11288,30 +10945,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3dgp124rk37t3m68xc2bw6",
+         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *       "data": {
-         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:25:41.482Z",
-         *         "updated": "2026-11-26T04:25:41.482Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:50:39.704Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:50:39.704Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
-         *       "request_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
+         *       "correlation_id": "req_prod_06h1cc7ztndwkbkqf7yf9epq7k4n8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.484Z",
+         *       "created": "2026-11-26T04:50:39.707Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerCreatedEvent: {
@@ -11339,8 +10999,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11356,40 +11014,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3fp07nwc4mefjn4w7mpmgt",
+         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *       "data": {
-         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:25:41.482Z",
-         *         "updated": "2026-11-26T04:25:41.499Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:50:39.704Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:50:39.733Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:25:41.482Z",
-         *         "updated": "2026-11-26T04:25:41.482Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:50:39.704Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:50:39.704Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
-         *       "request_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
+         *       "correlation_id": "req_prod_06h1cc7zy571kk9xep1asnp31g134",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.501Z",
+         *       "created": "2026-11-26T04:50:39.735Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -11417,8 +11082,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11434,41 +11097,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3kfxy4k01n3g0b0qfqrnga",
+         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
+         *       "aggregate_id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *       "data": {
-         *         "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
+         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:25:41.515Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:50:39.753Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:25:41.530Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:50:39.771Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
+         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:25:41.515Z",
-         *         "updated": "2026-11-26T04:25:41.515Z",
+         *         "address": null,
+         *         "created": "2026-11-26T04:50:39.753Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T04:50:39.753Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
-         *       "request_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
+         *       "correlation_id": "req_prod_06h1cc8032584xbwpm14xwfchy17p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.531Z",
+         *       "created": "2026-11-26T04:50:39.772Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11496,8 +11166,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11513,21 +11181,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3nc1cj05xp5jp3d00g6qgg",
+         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:25:41.543Z",
+         *         "start": "2026-11-26T04:50:39.787Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.418Z",
-         *           "updated": "2026-11-26T04:25:41.543Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11540,18 +11208,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
-         *       "request_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
+         *       "correlation_id": "req_prod_06h1cc805114dzkp0ph56r04ty322",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.547Z",
+         *       "created": "2026-11-26T04:50:39.790Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11579,8 +11246,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11596,21 +11261,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3rfqg5bmenjtyfp98ctqqa",
+         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:25:41.568Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.434Z",
-         *           "updated": "2026-11-26T04:25:41.568Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11623,20 +11288,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:25:41.543Z",
+         *         "start": "2026-11-26T04:50:39.787Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.418Z",
-         *           "updated": "2026-11-26T04:25:41.543Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.787Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11649,17 +11314,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
-         *       "request_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
+         *       "correlation_id": "req_prod_06h1cc807m04m6gvcyw4pnta05fre",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.571Z",
+         *       "created": "2026-11-26T04:50:39.811Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11687,8 +11351,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11704,21 +11366,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3smnznvy0verjffnhvegyj",
+         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *       "data": {
-         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:25:41.568Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.434Z",
-         *           "updated": "2026-11-26T04:25:41.568Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11732,20 +11394,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *         "end": null,
-         *         "start": "2026-11-26T04:25:41.568Z",
+         *         "start": "2026-11-26T04:50:39.808Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
+         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.434Z",
-         *           "updated": "2026-11-26T04:25:41.568Z",
+         *           "created": "2026-11-26T04:50:39.625Z",
+         *           "updated": "2026-11-26T04:50:39.808Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11758,17 +11420,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
-         *       "request_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
+         *       "correlation_id": "req_prod_06h1cc809fscmgvhcvj743h4a15qy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.581Z",
+         *       "created": "2026-11-26T04:50:39.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11796,8 +11457,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11813,17 +11472,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h35kqa7qj7xm4dcv236phbg",
+         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *       "data": {
-         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:25:41.418Z",
-         *         "updated": "2026-11-26T04:25:41.418Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.599Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11837,13 +11496,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
-         *       "request_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
+         *       "correlation_id": "req_prod_06h1cc7zdhs38w26g4gw3je1zves8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.420Z",
+         *       "created": "2026-11-26T04:50:39.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponCreatedEvent: {
@@ -11871,8 +11529,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11888,17 +11544,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h38xhjs1b6jrbn3kersr59e",
+         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *       "data": {
-         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:25:41.418Z",
-         *         "updated": "2026-11-26T04:25:41.445Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.645Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11911,12 +11567,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:25:41.418Z",
-         *         "updated": "2026-11-26T04:25:41.418Z",
+         *         "created": "2026-11-26T04:50:39.599Z",
+         *         "updated": "2026-11-26T04:50:39.599Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11929,13 +11585,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
-         *       "request_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
+         *       "correlation_id": "req_prod_06h1cc7zk4jy3srd2stxw9ydhhnrp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.447Z",
+         *       "created": "2026-11-26T04:50:39.647Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11963,8 +11618,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11980,18 +11633,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h3bxqx7jg72e5vxc59y9cd6",
+         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
+         *       "aggregate_id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *       "data": {
-         *         "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
+         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:25:41.460Z",
+         *         "created": "2026-11-26T04:50:39.668Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:25:41.470Z",
+         *         "updated": "2026-11-26T04:50:39.686Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -12004,12 +11657,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
+         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:25:41.460Z",
-         *         "updated": "2026-11-26T04:25:41.460Z",
+         *         "created": "2026-11-26T04:50:39.668Z",
+         *         "updated": "2026-11-26T04:50:39.668Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -12022,13 +11675,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
-         *       "request_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
+         *       "correlation_id": "req_prod_06h1cc7zr306qfvz18gmt8j1341ep",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.472Z",
+         *       "created": "2026-11-26T04:50:39.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         CouponDeletedEvent: {
@@ -12056,8 +11708,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12073,18 +11723,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2tqxz4p5gcm5mk45bjvsag",
+         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *       "data": {
-         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:25:41.332Z",
-         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
-         *         "updated": "2026-11-26T04:25:41.332Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.481Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12097,13 +11747,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
-         *       "request_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
+         *       "correlation_id": "req_prod_06h1cc7yydd1ws8c257qp8dtsj0pm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.334Z",
+         *       "created": "2026-11-26T04:50:39.486Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceCreatedEvent: {
@@ -12131,8 +11780,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12148,18 +11795,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2yp7sb7tyv0x0s8stma34e",
+         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *       "data": {
-         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:25:41.332Z",
-         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
-         *         "updated": "2026-11-26T04:25:41.363Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.528Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12171,13 +11818,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:25:41.332Z",
-         *         "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
-         *         "updated": "2026-11-26T04:25:41.332Z",
+         *         "created": "2026-11-26T04:50:39.481Z",
+         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "updated": "2026-11-26T04:50:39.481Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12189,13 +11836,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
-         *       "request_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
+         *       "correlation_id": "req_prod_06h1cc7z4k43dt9gk814nwy4bd50c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.365Z",
+         *       "created": "2026-11-26T04:50:39.530Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceUpdatedEvent: {
@@ -12223,8 +11869,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12240,19 +11884,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h32chwywjkccqrfd7a8ghqm",
+         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
+         *       "aggregate_id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *       "data": {
-         *         "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
+         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:25:41.383Z",
+         *         "created": "2026-11-26T04:50:39.549Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
-         *         "updated": "2026-11-26T04:25:41.394Z",
+         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "updated": "2026-11-26T04:50:39.564Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12261,13 +11905,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
+         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:25:41.383Z",
-         *         "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
-         *         "updated": "2026-11-26T04:25:41.383Z",
+         *         "created": "2026-11-26T04:50:39.549Z",
+         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "updated": "2026-11-26T04:50:39.549Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12276,13 +11920,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
-         *       "request_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
+         *       "correlation_id": "req_prod_06h1cc7z98c6h939gefpjr8n9hd0p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.395Z",
+         *       "created": "2026-11-26T04:50:39.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         PriceDeletedEvent: {
@@ -12310,8 +11953,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12327,30 +11968,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2nz2nkhpw731w5d6s18v5t",
+         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *       "data": {
-         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:25:41.293Z",
-         *         "updated": "2026-11-26T04:25:41.293Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.406Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
-         *       "request_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
+         *       "correlation_id": "req_prod_06h1cc7yndh2657qyr7z1e6krzfkt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.295Z",
+         *       "created": "2026-11-26T04:50:39.410Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductCreatedEvent: {
@@ -12378,8 +12018,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12395,40 +12033,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2qj9apbay74gf100a11mbe",
+         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *       "data": {
-         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:25:41.293Z",
-         *         "updated": "2026-11-26T04:25:41.307Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.439Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:25:41.293Z",
-         *         "updated": "2026-11-26T04:25:41.293Z",
+         *         "created": "2026-11-26T04:50:39.406Z",
+         *         "updated": "2026-11-26T04:50:39.406Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
-         *       "request_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
+         *       "correlation_id": "req_prod_06h1cc7ysb9ybb27362h66vfzrnjr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.308Z",
+         *       "created": "2026-11-26T04:50:39.440Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductUpdatedEvent: {
@@ -12456,8 +12093,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12473,41 +12108,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h34294g7y0va4gy1jsywn7r",
+         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *       "aggregate_id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *       "data": {
-         *         "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:25:41.320Z",
+         *         "created": "2026-11-26T04:50:39.455Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:25:41.407Z",
+         *         "updated": "2026-11-26T04:50:39.580Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:25:41.320Z",
-         *         "updated": "2026-11-26T04:25:41.320Z",
+         *         "created": "2026-11-26T04:50:39.455Z",
+         *         "updated": "2026-11-26T04:50:39.455Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
-         *       "request_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
+         *       "correlation_id": "req_prod_06h1cc7zb7kvnrkp7hk09d5ea7sd2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.408Z",
+         *       "created": "2026-11-26T04:50:39.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         ProductDeletedEvent: {
@@ -12535,8 +12169,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12552,18 +12184,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4dgq16p4h89s8y75aj7y66",
+         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *       "data": {
-         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:25:41.738Z",
-         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
-         *         "updated": "2026-11-26T04:25:41.738Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.066Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12572,13 +12204,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:41.740Z",
+         *       "created": "2026-11-26T04:50:40.068Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundCreatedEvent: {
@@ -12606,8 +12237,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12623,18 +12252,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4dvhj30abj4np1085c344y",
+         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *       "data": {
-         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:25:41.738Z",
-         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
-         *         "updated": "2026-11-26T04:25:41.742Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.070Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12642,13 +12271,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:25:41.738Z",
-         *         "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
-         *         "updated": "2026-11-26T04:25:41.738Z",
+         *         "created": "2026-11-26T04:50:40.066Z",
+         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "updated": "2026-11-26T04:50:40.066Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12656,13 +12285,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.742Z",
+         *       "created": "2026-11-26T04:50:40.071Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12690,8 +12318,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12707,18 +12333,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h4h2mfvftj03d7htmq6qf1p",
+         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
+         *       "aggregate_id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *       "data": {
-         *         "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
+         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:25:41.764Z",
-         *         "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
-         *         "updated": "2026-11-26T04:25:41.767Z",
+         *         "created": "2026-11-26T04:50:40.117Z",
+         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *         "updated": "2026-11-26T04:50:40.120Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12726,13 +12352,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
+         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:25:41.764Z",
-         *         "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
-         *         "updated": "2026-11-26T04:25:41.764Z",
+         *         "created": "2026-11-26T04:50:40.117Z",
+         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *         "updated": "2026-11-26T04:50:40.117Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12740,13 +12366,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
-         *       "request_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
+         *       "correlation_id": "req_prod_06h1cc81edfe4fwdv85w0bax08jpw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:41.768Z",
+         *       "created": "2026-11-26T04:50:40.121Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
         RefundFailedEvent: {
@@ -12774,8 +12399,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12791,143 +12414,76 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
-         *       "type": "api_token.created",
-         *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "type": "account.settings_updated",
+         *       "aggregate_type": "account_settings",
+         *       "aggregate_id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
          *       "data": {
-         *         "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
-         *         "kind": "secret",
-         *         "name": "catalogue",
-         *         "object": "api_token",
-         *         "status": "active",
-         *         "created": "2026-11-26T04:25:40.558Z",
-         *         "display": "st_prod_…72yg",
-         *         "revoked_at": null,
-         *         "last_used_at": null
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
-         *       "request_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.561Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
-         *     }
-         */
-        ApiTokenCreatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "api_token.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "api_token";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
-         *       "type": "api_token.revoked",
-         *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
-         *       "data": {
-         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
-         *         "kind": "publishable",
-         *         "name": "spare",
-         *         "object": "api_token",
-         *         "status": "revoked",
-         *         "created": "2026-11-26T04:25:40.645Z",
-         *         "display": "pt_prod_…g9c0",
-         *         "revoked_at": "2026-11-26T04:25:40.664Z",
-         *         "last_used_at": null
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": {
+         *           "city": "Berlin",
+         *           "line1": "Unter den Linden 1",
+         *           "line2": null,
+         *           "country": "DE",
+         *           "postal_code": "10117"
+         *         },
+         *         "livemode": false,
+         *         "business_name": "Example GmbH",
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "EXAMPLEGMBH",
+         *         "default_tax_rate": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
-         *         "kind": "publishable",
-         *         "name": "spare",
-         *         "object": "api_token",
-         *         "status": "active",
-         *         "created": "2026-11-26T04:25:40.645Z",
-         *         "display": "pt_prod_…g9c0",
-         *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": null,
+         *         "livemode": false,
+         *         "business_name": null,
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "MERCHANT1SAN",
+         *         "default_tax_rate": null
          *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
-         *       "request_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7xa11wm8kx1jz5mjbmv21v4",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.666Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:50:39.082Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
-        ApiTokenRevokedEvent: {
+        AccountSettingsUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "api_token.revoked";
+            type: "account.settings_updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "account_settings";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["AccountSettings"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["AccountSettings"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12943,69 +12499,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
-         *       "type": "webhook_endpoint.created",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "type": "tax_rate.created",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.689Z",
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
          *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
          *         "description": null,
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
          *       },
          *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
-         *       "request_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yemm62an8ssx0m2f3kh4nj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.694Z",
+         *       "created": "2026-11-26T04:50:39.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
-        WebhookEndpointCreatedEvent: {
+        TaxRateCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.created";
+            type: "tax_rate.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "tax_rate";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["TaxRate"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["TaxRate"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13021,735 +12568,74 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
-         *       "type": "webhook_endpoint.updated",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "type": "tax_rate.updated",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.724Z",
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": false,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.384Z",
          *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.689Z",
-         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
          *         "description": null,
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
          *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
+         *       "previous_data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
-         *       "request_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yjkww8h8adqvsfyw8fhfsy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.727Z",
+         *       "created": "2026-11-26T04:50:39.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
          *     }
          */
-        WebhookEndpointUpdatedEvent: {
+        TaxRateUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.updated";
+            type: "tax_rate.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "tax_rate";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["TaxRate"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["TaxRate"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
-         *       "type": "webhook_endpoint.deleted",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "deleted": true,
-         *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.803Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.782Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
-         *       "request_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
-         *       "version": 1,
-         *       "sequence": 6,
-         *       "created": "2026-11-26T04:25:40.805Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
-         *     }
-         */
-        WebhookEndpointDeletedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.deleted";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpointDeletedObject"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
-         *       "type": "webhook_endpoint.disabled",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.747Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.724Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
-         *       "request_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
-         *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:40.749Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
-         *     }
-         */
-        WebhookEndpointDisabledEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.disabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
-         *       "type": "webhook_endpoint.enabled",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.762Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.747Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
-         *       "request_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
-         *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:40.765Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
-         *     }
-         */
-        WebhookEndpointEnabledEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.enabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
-         *       "type": "webhook_endpoint.secret_rotated",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.782Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.762Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
-         *       "request_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
-         *       "version": 1,
-         *       "sequence": 5,
-         *       "created": "2026-11-26T04:25:40.787Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
-         *     }
-         */
-        WebhookEndpointSecretRotatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.secret_rotated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
-         *       "type": "user.signed_in",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.533Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
-         *     }
-         */
-        UserSignedInEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_in";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
-         *       "type": "user.sign_in_failed",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.930Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
-         *     }
-         */
-        UserSignInFailedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.sign_in_failed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
-         *       "type": "user.signed_out",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": null,
-         *         "client_address": null
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:41.286Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
-         *     }
-         */
-        UserSignedOutEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_out";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
-         *       "type": "user.password_changed",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.241Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
-         *     }
-         */
-        UserPasswordChangedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.password_changed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13895,6 +12781,8 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        /** Format: binary */
+        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -14050,6 +12938,40 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        WebhookEndpoint: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
         DeletedWebhookEndpoint: {
             id: string;
             /** @constant */
@@ -14177,26 +13099,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3w51aaefatxqp5dzetk350",
+         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:25:41.599Z",
+         *           "created": "2026-11-26T04:50:39.850Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -14254,22 +13176,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h403qvepx27zjfypv1b7vxr",
+         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c6h3zv0eqja3npwq29egyctpr",
+         *           "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:25:41.630Z",
+         *           "created": "2026-11-26T04:50:39.874Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *           "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -14306,22 +13228,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4e7jhen2xc2em1ge3jy28m",
+         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
+         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:25:41.599Z",
+         *           "created": "2026-11-26T04:50:39.850Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -14362,32 +13284,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6jgz6qdw5pdx9n919mfpac",
+         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
-         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:42.286Z",
+         *           "created": "2026-11-26T04:50:41.169Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:42.286Z",
+         *           "updated": "2026-11-26T04:50:41.169Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:25:42.286Z",
+         *           "expires_at": "2026-11-27T04:50:41.169Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14492,22 +13414,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6vv3y2gn1x562d5epbaadc",
+         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:42.348Z",
+         *           "created": "2026-11-26T04:50:41.259Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:42.365Z",
+         *           "updated": "2026-11-26T04:50:41.279Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -14516,10 +13438,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:25:42.348Z",
+         *           "expires_at": "2026-11-27T04:50:41.259Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14536,7 +13458,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:42.348Z",
+         *           "updated": "2026-11-26T04:50:41.259Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14571,23 +13493,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6xtkn8q15638g7xkpjcz56",
+         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
-         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6sskdr2jbkpw7nzdexsbf6",
+         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:42.348Z",
+         *           "created": "2026-11-26T04:50:41.259Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:42.380Z",
+         *           "updated": "2026-11-26T04:50:41.296Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -14596,10 +13518,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:25:42.348Z",
+         *           "expires_at": "2026-11-27T04:50:41.259Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14616,7 +13538,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:42.365Z",
+         *           "updated": "2026-11-26T04:50:41.279Z",
          *           "deleted": null
          *         }
          *       }
@@ -14709,32 +13631,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6r00sncs2vdztv9a65w62r",
+         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
-         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6j7eyfsbn0xyvxmqnrzxf2",
+         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:25:42.286Z",
+         *           "created": "2026-11-26T04:50:41.169Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:42.335Z",
+         *           "updated": "2026-11-26T04:50:41.240Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h6nxcqe0jxwv1xn17v1d6ga",
+         *           "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:25:42.286Z",
+         *           "expires_at": "2026-11-27T04:50:41.169Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14742,17 +13664,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:25:42.335Z",
+         *           "completed_at": "2026-11-26T04:50:41.240Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1c6h6ph0rxgnr4a98895armpbt",
+         *           "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:25:42.286Z",
+         *           "updated": "2026-11-26T04:50:41.169Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -14791,32 +13713,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1c6h76kjnnqm26m0p9g74c9daj",
+         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795753542,
+         *       "created": 1795755041,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
-         *           "url": "http://127.0.0.1:41161/checkout/cs_prod_06h1c6h6zabntjgrqf1kynhhe438t",
+         *           "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:25:42.392Z",
+         *           "created": "2026-11-26T04:50:41.324Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:25:42.392Z",
+         *           "updated": "2026-11-27T04:50:41.324Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:25:42.392Z",
-         *           "expires_at": "2026-11-27T04:25:42.392Z",
+         *           "expired_at": "2026-11-27T04:50:41.324Z",
+         *           "expires_at": "2026-11-27T04:50:41.324Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -14834,7 +13756,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:25:42.392Z",
+         *           "updated": "2026-11-26T04:50:41.324Z",
          *           "expired_at": null
          *         }
          *       }
@@ -14869,22 +13791,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3vfs08cx8h4kyqd3v1xs76",
+         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:25:41.592Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.592Z",
+         *           "updated": "2026-11-26T04:50:39.843Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14961,22 +13883,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3vtk3h936s459t9n4kmqzm",
+         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:25:41.592Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.596Z",
+         *           "updated": "2026-11-26T04:50:39.847Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14989,7 +13911,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:25:41.592Z"
+         *           "updated": "2026-11-26T04:50:39.843Z"
          *         }
          *       }
          *     }
@@ -15023,22 +13945,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1c6h41zb8mgd42veavanw20gp4",
+         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h41a1e4zhpbqbcq7j0k1kmp",
+         *           "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:25:41.642Z",
+         *           "created": "2026-11-26T04:50:39.894Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.646Z",
+         *           "updated": "2026-11-26T04:50:39.899Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -15051,7 +13973,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:25:41.642Z"
+         *           "updated": "2026-11-26T04:50:39.894Z"
          *         }
          *       }
          *     }
@@ -15085,22 +14007,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h462ztt1b1n18xeasfj0azg",
+         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:25:41.675Z",
+         *           "created": "2026-11-26T04:50:39.941Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.680Z",
+         *           "updated": "2026-11-26T04:50:39.946Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -15113,7 +14035,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:25:41.677Z",
+         *           "updated": "2026-11-26T04:50:39.944Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -15148,22 +14070,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3wjvqcnvewct4ck56tq7fw",
+         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h3v0vdjscert71nyth6b8kr",
+         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:25:41.592Z",
+         *           "created": "2026-11-26T04:50:39.843Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.603Z",
+         *           "updated": "2026-11-26T04:50:39.852Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -15176,7 +14098,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:25:41.596Z",
+         *           "updated": "2026-11-26T04:50:39.847Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -15211,26 +14133,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1c6h47pf5qh2jcppkhmdbk6npp",
+         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h45edbzc5hh3gczb47j2yxt",
+         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:25:41.675Z",
+         *           "created": "2026-11-26T04:50:39.941Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.692Z",
+         *           "updated": "2026-11-26T04:50:39.959Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:25:41.692Z",
+         *           "canceled_at": "2026-11-26T04:50:39.959Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -15239,7 +14161,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:25:41.680Z",
+         *           "updated": "2026-11-26T04:50:39.946Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -15275,22 +14197,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h40966tfafe0pt9f2s8vssm",
+         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h3yxm79hwpaa5tzd930k3je",
+         *           "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:25:41.623Z",
+         *           "created": "2026-11-26T04:50:39.867Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.633Z",
+         *           "updated": "2026-11-26T04:50:39.877Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -15303,7 +14225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:25:41.627Z",
+         *           "updated": "2026-11-26T04:50:39.870Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -15339,22 +14261,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h448achmg4w3rsrdr3w5vry",
+         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c6h4311rebjyhbjnct39pgvw0",
+         *           "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:25:41.656Z",
+         *           "created": "2026-11-26T04:50:39.922Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:25:41.663Z",
+         *           "updated": "2026-11-26T04:50:39.928Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -15367,7 +14289,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:25:41.659Z",
+         *           "updated": "2026-11-26T04:50:39.924Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -15402,37 +14324,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h62tn09wssye5cysy0zv39y",
+         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795667142,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:25:42.151Z",
-         *           "updated": "2026-11-26T04:25:42.151Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:40.786Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *           "current_period_end": "2026-12-26T04:25:42.151Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.151Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -15514,28 +14436,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h66hadqj67v80m6cy5sq950",
+         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:25:42.151Z",
-         *           "updated": "2026-11-26T04:25:42.192Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.033Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -15543,14 +14465,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *           "current_period_end": "2026-12-26T04:25:42.151Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.151Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:42.151Z",
+         *           "updated": "2026-11-26T04:50:40.786Z",
          *           "metadata": {}
          *         }
          *       }
@@ -15585,44 +14507,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6985s52g2qamnysvfjvdzg",
+         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:25:42.151Z",
-         *           "updated": "2026-11-26T04:25:42.216Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:25:42.216Z",
+         *           "paused_at": "2026-11-26T04:50:41.069Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *           "current_period_end": "2026-12-26T04:25:42.151Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.151Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:25:42.192Z",
+         *           "updated": "2026-11-26T04:50:41.033Z",
          *           "paused_at": null
          *         }
          *       }
@@ -15657,28 +14579,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6bmf46m7jg1k6a7byg3jye",
+         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:25:42.151Z",
-         *           "updated": "2026-11-26T04:25:42.234Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.094Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -15686,16 +14608,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *           "current_period_end": "2026-12-26T04:25:42.151Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.151Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:25:42.216Z",
-         *           "paused_at": "2026-11-26T04:25:42.216Z"
+         *           "updated": "2026-11-26T04:50:41.069Z",
+         *           "paused_at": "2026-11-26T04:50:41.069Z"
          *         }
          *       }
          *     }
@@ -15729,44 +14651,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1c6h6ed1jvawn47eb6mfd8rfp2",
+         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795667142,
+         *       "created": 1795668641,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h61bwsp66030s8c863vrz4g",
+         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h61bwsp66030s8c863vrz4j",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:25:42.151Z",
-         *           "updated": "2026-11-26T04:25:42.254Z",
+         *           "created": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:50:41.114Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:25:42.254Z",
-         *           "latest_invoice": "in_prod_06h1c6h61gnv1af319nxyv7zj7x0e",
-         *           "current_period_end": "2026-12-26T04:25:42.151Z",
+         *           "cancelled_at": "2026-11-26T04:50:41.114Z",
+         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
+         *           "current_period_end": "2026-12-26T04:50:40.786Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.151Z",
+         *           "current_period_start": "2026-11-26T04:50:40.786Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:25:42.234Z",
+         *           "updated": "2026-11-26T04:50:41.094Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -15801,37 +14723,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1c6h78ssar54qwsj3pr1j5mwec",
+         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796012742,
+         *       "created": 1796014241,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *           "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c6h6g3cc5hqqw10dr66x4bmv8",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:25:42.271Z",
-         *           "updated": "2026-11-26T04:25:42.271Z",
+         *           "created": "2026-11-26T04:50:41.143Z",
+         *           "updated": "2026-11-26T04:50:41.143Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:25:42.271Z",
+         *           "trial_end": "2026-12-03T04:50:41.143Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:25:42.271Z",
+         *           "current_period_end": "2026-12-03T04:50:41.143Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:25:42.271Z",
+         *           "current_period_start": "2026-11-26T04:50:41.143Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -15866,48 +14788,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4n3dbkk82n9hxj2e8kq1ya",
+         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:25:41.793Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.793Z",
+         *           "updated": "2026-11-26T04:50:40.140Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": null,
          *           "description": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15950,12 +14884,33 @@ export type components = {
             subscription?: string | null;
             /** @enum {string} */
             status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number?: string | null;
             currency?: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name?: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email?: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256?: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf?: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom?: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes?: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge?: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -15995,55 +14950,73 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4rxs2mxpa23vdfg3ape0xp",
+         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:41.793Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.828Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.828Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
+         *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:25:41.793Z",
-         *           "finalized_at": null
+         *           "updated": "2026-11-26T04:50:40.140Z",
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "finalized_at": null,
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -16077,55 +15050,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4xg9am7zjmgp3azr3c4nmc",
+         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:25:41.793Z",
-         *           "paid_at": "2026-11-26T04:25:41.866Z",
-         *           "updated": "2026-11-26T04:25:41.866Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.828Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.828Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -16161,55 +15146,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4xs26vwszs50qh0fb8kmkr",
+         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:25:41.793Z",
-         *           "paid_at": "2026-11-26T04:25:41.866Z",
-         *           "updated": "2026-11-26T04:25:41.866Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.828Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.828Z",
+         *           "updated": "2026-11-26T04:50:40.186Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -16245,48 +15242,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h57t2czqg02j9xjb0755xxa",
+         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h5339h1wnnvcsw0znd9metp",
+         *           "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h5358c5tsp1mfzhkkrz013e",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:41.912Z",
+         *           "created": "2026-11-26T04:50:40.365Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.926Z",
+         *           "updated": "2026-11-26T04:50:40.383Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.926Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.383Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c6h56c1r3hbvtqdht67jxzasa",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -16322,48 +15331,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1c6h5da3490ee2fynhx80wn6fm",
+         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h590p1g625cnps38wghr67w",
+         *           "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h590p1g625cnps38wghr67y",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:41.960Z",
+         *           "created": "2026-11-26T04:50:40.521Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:41.973Z",
+         *           "updated": "2026-11-26T04:50:40.536Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.973Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.536Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c6h5c5a8dh4pxrgpjmthm5sh8",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -16399,53 +15420,65 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1c6h73v1r50ajb5y1xnqbd77my",
+         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795753542,
+         *       "created": 1795755040,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h5xqvdnd4cnkz2ngbw23874",
+         *           "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h5xqvdnd4cnkz2ngbw23876",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:25:42.125Z",
+         *           "created": "2026-11-26T04:50:40.741Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:25:42.109Z",
+         *           "updated": "2026-11-27T04:50:40.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:25:42.109Z",
+         *           "due_date": "2026-11-27T04:50:40.724Z",
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:25:42.109Z",
+         *           "overdue_at": "2026-11-27T04:50:40.724Z",
+         *           "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:42.139Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.756Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:42.139Z",
+         *           "updated": "2026-11-26T04:50:40.756Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -16480,54 +15513,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1c6h5jxrmjaedssjf85q6dwt0c",
+         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795667142,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h5ekvkykn8z7b527j7zpt9a",
+         *           "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h5ekvkykn8z7b527j7zpt9c",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:25:42.004Z",
+         *           "created": "2026-11-26T04:50:40.591Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:42.038Z",
+         *           "updated": "2026-11-26T04:50:40.631Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:25:42.038Z",
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T04:50:40.631Z",
          *           "overdue_at": null,
+         *           "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:42.016Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.604Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:25:42.016Z",
+         *           "updated": "2026-11-26T04:50:40.604Z",
          *           "voided_at": null
          *         }
          *       }
@@ -16562,54 +15607,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1c6h5sccb1j1mtg22d9059sn0j",
+         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795667142,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h5ncqwbwvwq2nzp855k5grr",
+         *           "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h5ng9fywjkafg3xvw39tvf0",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:25:42.059Z",
+         *           "created": "2026-11-26T04:50:40.652Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:25:42.089Z",
+         *           "updated": "2026-11-26T04:50:40.700Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:42.074Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.664Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:25:42.089Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:25:42.074Z",
+         *           "updated": "2026-11-26T04:50:40.664Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -16644,48 +15701,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c6h521rr0b6tz9zsw41a0z6nm",
+         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h4m5gj4phnfhtp2t0bfm358",
+         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h4mkmc85f8e8dae10xpf7y4",
-         *               "price": "price_prod_06h1c6h2wfha9zmtrdc6wmnpcekzg",
+         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
+         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:25:41.793Z",
-         *           "paid_at": "2026-11-26T04:25:41.866Z",
-         *           "updated": "2026-11-26T04:25:41.866Z",
+         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "paid_at": "2026-11-26T04:50:40.299Z",
+         *           "updated": "2026-11-26T04:50:40.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:25:41.828Z",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T04:50:40.186Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c6h4vdb91ky14ftg6gmg8abtr",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -16721,48 +15790,60 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1c6h79q8ymh0z4bahx9y1k2k4j",
+         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796012742,
+         *       "created": 1796014241,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c6h79bbf4bnfwk2f8jk32d9y4",
+         *           "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c6h79h0c4kknj7wpyz300rfky",
-         *               "price": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *               "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
+         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:25:42.271Z",
+         *           "created": "2026-11-30T04:50:41.143Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:25:42.271Z",
+         *           "updated": "2026-11-30T04:50:41.143Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *           "pdf_sha256": null,
+         *           "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1c6h6g3cc5hqqw10dr66x4bmv6",
+         *           "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -16798,23 +15879,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3dgp124rk37t3m68xc2bw6",
+         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:25:41.482Z",
-         *           "updated": "2026-11-26T04:25:41.482Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:50:39.704Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:50:39.704Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         }
          *       }
          *     }
@@ -16853,6 +15938,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -16873,27 +15962,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3fp07nwc4mefjn4w7mpmgt",
+         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:25:41.482Z",
-         *           "updated": "2026-11-26T04:25:41.499Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:50:39.704Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:50:39.733Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:25:41.482Z"
+         *           "updated": "2026-11-26T04:50:39.704Z"
          *         }
          *       }
          *     }
@@ -16927,27 +16020,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3kfxy4k01n3g0b0qfqrnga",
+         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c6h3hesmjq2na0k6dm43demgr",
+         *           "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:25:41.515Z",
+         *           "address": null,
+         *           "created": "2026-11-26T04:50:39.753Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:25:41.530Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T04:50:39.771Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:41.515Z",
+         *           "updated": "2026-11-26T04:50:39.753Z",
          *           "deleted": null
          *         }
          *       }
@@ -16987,6 +16084,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -17008,24 +16109,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3nc1cj05xp5jp3d00g6qgg",
+         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:25:41.543Z",
+         *           "start": "2026-11-26T04:50:39.787Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:25:41.418Z",
-         *             "updated": "2026-11-26T04:25:41.543Z",
+         *             "created": "2026-11-26T04:50:39.599Z",
+         *             "updated": "2026-11-26T04:50:39.787Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -17038,7 +16139,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         }
          *       }
@@ -17091,24 +16192,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3rfqg5bmenjtyfp98ctqqa",
+         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:25:41.568Z",
+         *           "start": "2026-11-26T04:50:39.808Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
+         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:25:41.434Z",
-         *             "updated": "2026-11-26T04:25:41.568Z",
+         *             "created": "2026-11-26T04:50:39.625Z",
+         *             "updated": "2026-11-26T04:50:39.808Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -17121,18 +16222,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:25:41.543Z",
+         *           "start": "2026-11-26T04:50:39.787Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:25:41.418Z",
-         *             "updated": "2026-11-26T04:25:41.543Z",
+         *             "created": "2026-11-26T04:50:39.599Z",
+         *             "updated": "2026-11-26T04:50:39.787Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -17177,24 +16278,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3smnznvy0verjffnhvegyj",
+         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c6h3na69s6xph6w1ra2vjgdyc",
+         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
          *           "end": null,
-         *           "start": "2026-11-26T04:25:41.568Z",
+         *           "start": "2026-11-26T04:50:39.808Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c6h37afqbe0hc3yyszqvww0vm",
+         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:25:41.434Z",
-         *             "updated": "2026-11-26T04:25:41.568Z",
+         *             "created": "2026-11-26T04:50:39.625Z",
+         *             "updated": "2026-11-26T04:50:39.808Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -17208,7 +16309,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1c6h3d9mwbypjj11fz85sfq7b2",
+         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -17265,20 +16366,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h35kqa7qj7xm4dcv236phbg",
+         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.418Z",
-         *           "updated": "2026-11-26T04:25:41.418Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.599Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17360,20 +16461,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h38xhjs1b6jrbn3kersr59e",
+         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c6h358n90xaycakcfg3jbbchp",
+         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.418Z",
-         *           "updated": "2026-11-26T04:25:41.445Z",
+         *           "created": "2026-11-26T04:50:39.599Z",
+         *           "updated": "2026-11-26T04:50:39.645Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17387,7 +16488,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:25:41.418Z"
+         *           "updated": "2026-11-26T04:50:39.599Z"
          *         }
          *       }
          *     }
@@ -17421,21 +16522,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h3bxqx7jg72e5vxc59y9cd6",
+         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c6h3agczcf6j1sg3qqrk6jj7m",
+         *           "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:25:41.460Z",
+         *           "created": "2026-11-26T04:50:39.668Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:25:41.470Z",
+         *           "updated": "2026-11-26T04:50:39.686Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -17449,7 +16550,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:25:41.460Z",
+         *           "updated": "2026-11-26T04:50:39.668Z",
          *           "deleted": null
          *         }
          *       }
@@ -17523,21 +16624,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2tqxz4p5gcm5mk45bjvsag",
+         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:25:41.332Z",
-         *           "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
-         *           "updated": "2026-11-26T04:25:41.332Z",
+         *           "created": "2026-11-26T04:50:39.481Z",
+         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "updated": "2026-11-26T04:50:39.481Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17614,21 +16715,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2yp7sb7tyv0x0s8stma34e",
+         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c6h2tgp6x26dfc5k6tam35gsj",
+         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:25:41.332Z",
-         *           "product": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
-         *           "updated": "2026-11-26T04:25:41.363Z",
+         *           "created": "2026-11-26T04:50:39.481Z",
+         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "updated": "2026-11-26T04:50:39.528Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17640,7 +16741,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:41.332Z",
+         *           "updated": "2026-11-26T04:50:39.481Z",
          *           "nickname": null
          *         }
          *       }
@@ -17675,22 +16776,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h32chwywjkccqrfd7a8ghqm",
+         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c6h30wgty3mnehkg6psvj88t8",
+         *           "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:25:41.383Z",
+         *           "created": "2026-11-26T04:50:39.549Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
-         *           "updated": "2026-11-26T04:25:41.394Z",
+         *           "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *           "updated": "2026-11-26T04:50:39.564Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17699,7 +16800,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:41.383Z",
+         *           "updated": "2026-11-26T04:50:39.549Z",
          *           "deleted": null
          *         }
          *       }
@@ -17769,20 +16870,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2nz2nkhpw731w5d6s18v5t",
+         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:25:41.293Z",
-         *           "updated": "2026-11-26T04:25:41.293Z",
+         *           "created": "2026-11-26T04:50:39.406Z",
+         *           "updated": "2026-11-26T04:50:39.406Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -17843,26 +16944,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2qj9apbay74gf100a11mbe",
+         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c6h2nm7kjmasem6hnn7bm9b0m",
+         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:25:41.293Z",
-         *           "updated": "2026-11-26T04:25:41.307Z",
+         *           "created": "2026-11-26T04:50:39.406Z",
+         *           "updated": "2026-11-26T04:50:39.439Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:41.293Z",
+         *           "updated": "2026-11-26T04:50:39.406Z",
          *           "description": null
          *         }
          *       }
@@ -17897,27 +16998,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h34294g7y0va4gy1jsywn7r",
+         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c6h2s0gadc5mmws3pfvcdyp70",
+         *           "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:25:41.320Z",
+         *           "created": "2026-11-26T04:50:39.455Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:25:41.407Z",
+         *           "updated": "2026-11-26T04:50:39.580Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:41.320Z",
+         *           "updated": "2026-11-26T04:50:39.455Z",
          *           "deleted": null
          *         }
          *       }
@@ -17977,21 +17078,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4dgq16p4h89s8y75aj7y66",
+         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:25:41.738Z",
-         *           "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
-         *           "updated": "2026-11-26T04:25:41.738Z",
+         *           "created": "2026-11-26T04:50:40.066Z",
+         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "updated": "2026-11-26T04:50:40.066Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -18058,21 +17159,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4dvhj30abj4np1085c344y",
+         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c6h4db3hhehg2ayte6a5h5xa0",
+         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:25:41.738Z",
-         *           "payment": "py_prod_06h1c6h3vxzrdqs7dcmg00t1gv12c",
-         *           "updated": "2026-11-26T04:25:41.742Z",
+         *           "created": "2026-11-26T04:50:40.066Z",
+         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "updated": "2026-11-26T04:50:40.070Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -18081,7 +17182,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:25:41.738Z"
+         *           "updated": "2026-11-26T04:50:40.066Z"
          *         }
          *       }
          *     }
@@ -18115,21 +17216,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h4h2mfvftj03d7htmq6qf1p",
+         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795667141,
+         *       "created": 1795668640,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c6h4gg4np9mq569jrnxh936dw",
+         *           "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:25:41.764Z",
-         *           "payment": "py_prod_06h1c6h49yvkj2rq306pkmfr0s0z8",
-         *           "updated": "2026-11-26T04:25:41.767Z",
+         *           "created": "2026-11-26T04:50:40.117Z",
+         *           "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
+         *           "updated": "2026-11-26T04:50:40.120Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -18138,7 +17239,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:25:41.764Z",
+         *           "updated": "2026-11-26T04:50:40.117Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -18171,30 +17272,43 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `api_token.created`.
+         * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
          *       "object": "event",
-         *       "type": "api_token.created",
+         *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795667140,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
-         *           "kind": "secret",
-         *           "name": "catalogue",
-         *           "object": "api_token",
-         *           "status": "active",
-         *           "created": "2026-11-26T04:25:40.558Z",
-         *           "display": "st_prod_…72yg",
-         *           "revoked_at": null,
-         *           "last_used_at": null
+         *           "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *           "object": "account_settings",
+         *           "tax_id": null,
+         *           "address": {
+         *             "city": "Berlin",
+         *             "line1": "Unter den Linden 1",
+         *             "line2": null,
+         *             "country": "DE",
+         *             "postal_code": "10117"
+         *           },
+         *           "livemode": false,
+         *           "business_name": "Example GmbH",
+         *           "support_email": null,
+         *           "default_locale": "en",
+         *           "invoice_footer": null,
+         *           "invoice_prefix": "EXAMPLEGMBH",
+         *           "default_tax_rate": null
+         *         },
+         *         "previous_attributes": {
+         *           "address": null,
+         *           "business_name": null,
+         *           "invoice_prefix": "MERCHANT1SAN"
          *         }
          *       }
          *     }
          */
-        ApiTokenCreatedWebhookEvent: {
+        AccountSettingsUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -18203,7 +17317,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "api_token.created";
+            type: "account.settings_updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -18215,118 +17329,61 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["ApiToken"];
+                object: components["schemas"]["AccountSettings"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+                previous_attributes?: components["schemas"]["AccountSettingsPreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        ApiTokenPreviousAttributes: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+        AccountSettingsPreviousAttributes: {
+            /** @constant */
+            object?: "account_settings";
+            /**
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
             id?: string;
-            /** @constant */
-            object?: "api_token";
-            name?: string;
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix?: string;
+            invoice_footer?: string | null;
             /** @enum {string} */
-            kind?: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display?: string;
-            /** @enum {string} */
-            status?: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
-            last_used_at?: string | null;
-            revoked_at?: string | null;
+            default_locale?: "en" | "fr" | "de";
+            default_tax_rate?: string | null;
+            livemode?: boolean;
         };
         /**
-         * @description The webhook body of `api_token.revoked`.
+         * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
          *       "object": "event",
-         *       "type": "api_token.revoked",
-         *       "sequence": 2,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
-         *           "kind": "publishable",
-         *           "name": "spare",
-         *           "object": "api_token",
-         *           "status": "revoked",
-         *           "created": "2026-11-26T04:25:40.645Z",
-         *           "display": "pt_prod_…g9c0",
-         *           "revoked_at": "2026-11-26T04:25:40.664Z",
-         *           "last_used_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "status": "active",
-         *           "revoked_at": null
-         *         }
-         *       }
-         *     }
-         */
-        ApiTokenRevokedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "api_token.revoked";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["ApiToken"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.created`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.created",
+         *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795667140,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.689Z",
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": true,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.351Z",
          *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
          *           "description": null,
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
          *         }
          *       }
          *     }
          */
-        WebhookEndpointCreatedWebhookEvent: {
+        TaxRateCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -18335,7 +17392,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.created";
+            type: "tax_rate.created";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -18347,35 +17404,28 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["WebhookEndpoint"];
+                object: components["schemas"]["TaxRate"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        WebhookEndpointPreviousAttributes: {
-            /** @description Prefix `whe_`. */
+        TaxRatePreviousAttributes: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @constant */
-            object?: "webhook_endpoint";
-            url?: string;
-            events?: string[];
+            object?: "tax_rate";
+            display_name?: string;
             description?: string | null;
-            enabled?: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second?: number | null;
+            percentage?: number;
+            inclusive?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
             livemode?: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at?: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since?: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at?: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason?: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
@@ -18388,41 +17438,38 @@ export type components = {
             updated?: string;
         };
         /**
-         * @description The webhook body of `webhook_endpoint.updated`.
+         * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
          *       "object": "event",
-         *       "type": "webhook_endpoint.updated",
+         *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795667140,
+         *       "created": 1795668639,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.724Z",
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": false,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.384Z",
          *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:40.689Z",
-         *           "description": null
+         *           "active": true,
+         *           "updated": "2026-11-26T04:50:39.351Z"
          *         }
          *       }
          *     }
          */
-        WebhookEndpointUpdatedWebhookEvent: {
+        TaxRateUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -18431,7 +17478,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.updated";
+            type: "tax_rate.updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -18443,486 +17490,9 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["WebhookEndpoint"];
+                object: components["schemas"]["TaxRate"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.deleted`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.deleted",
-         *       "sequence": 6,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "deleted": true,
-         *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.803Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.782Z",
-         *           "deleted": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointDeletedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.deleted";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpointDeletedObject"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointDeletedPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        WebhookEndpointDeletedPreviousAttributes: {
-            /** @description Prefix `whe_`. */
-            id?: string;
-            /** @constant */
-            object?: "webhook_endpoint";
-            url?: string;
-            events?: string[];
-            description?: string | null;
-            enabled?: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second?: number | null;
-            livemode?: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at?: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since?: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at?: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason?: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated?: string;
-            deleted?: null;
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.disabled`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.disabled",
-         *       "sequence": 3,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.747Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.724Z"
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointDisabledWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.disabled";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.enabled`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.enabled",
-         *       "sequence": 4,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.762Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.747Z"
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointEnabledWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.enabled";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.secret_rotated`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.secret_rotated",
-         *       "sequence": 5,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.782Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
-         *         },
-         *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:40.762Z",
-         *           "previous_secret_expires_at": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointSecretRotatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.secret_rotated";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.signed_in`.
-         * @example {
-         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
-         *       "object": "event",
-         *       "type": "user.signed_in",
-         *       "sequence": 1,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignedInWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_in";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        AuditUserPreviousAttributes: {
-            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
-            id?: string;
-            /** @constant */
-            object?: "user";
-            email?: string;
-            name?: string | null;
-            /** @enum {string} */
-            role?: "owner" | "admin" | "developer" | "viewer";
-        };
-        /**
-         * @description The webhook body of `user.sign_in_failed`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
-         *       "object": "event",
-         *       "type": "user.sign_in_failed",
-         *       "sequence": 2,
-         *       "created": 1795667140,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignInFailedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.sign_in_failed";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.signed_out`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
-         *       "object": "event",
-         *       "type": "user.signed_out",
-         *       "sequence": 4,
-         *       "created": 1795667141,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignedOutWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_out";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.password_changed`.
-         * @example {
-         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
-         *       "object": "event",
-         *       "type": "user.password_changed",
-         *       "sequence": 3,
-         *       "created": 1795667141,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserPasswordChangedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.password_changed";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -18931,6 +17501,26 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
+        };
+        ApiToken: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id: string;
+            /** @constant */
+            object: "api_token";
+            name: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
         };
         ApiTokenWithSecret: {
             /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
@@ -18975,90 +17565,12 @@ export type components = {
             /** @constant */
             status: "ok";
         };
-        /** @description A page of the request log, newest first. No `total`: the log is millions of rows; page with the cursors. */
-        RequestLogList: {
-            items: components["schemas"]["RequestLog"][];
-            /** @description Whether more requests follow in the paging direction (older ones; with `ending_before`, newer ones). */
+        TaxRateList: {
+            items: components["schemas"]["TaxRate"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        /** @description One API request as the request log recorded it (docs/request-logs.md). */
-        RequestLog: {
-            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
-            id: string;
-            /** @constant */
-            object: "request_log";
-            /**
-             * Format: date-time
-             * @description When the request arrived.
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            livemode: boolean | null;
-            method: string;
-            /** @description The URL path, without the query string. */
-            path: string;
-            /** @description The query string (without `?`), redacted; null when there was none. */
-            query: string | null;
-            /** @description The operation the path and method named; null for an unknown path. */
-            operation_id: string | null;
-            status: number;
-            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
-            error_code: string | null;
-            /** @description Time spent in the API, from the request's arrival to its answer. */
-            duration_ms: number;
-            /** @description The API token's id (`key_…`); null for a dashboard session. */
-            token_id: string | null;
-            /** @description The dashboard user, for a session's request. */
-            user_id: string | null;
-            client_address: string | null;
-            user_agent: string | null;
-            idempotency_key: string | null;
-            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
-            idempotent_replayed: boolean;
-        };
-        RequestLogDetail: {
-            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
-            id: string;
-            /** @constant */
-            object: "request_log";
-            /**
-             * Format: date-time
-             * @description When the request arrived.
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            livemode: boolean | null;
-            method: string;
-            /** @description The URL path, without the query string. */
-            path: string;
-            /** @description The query string (without `?`), redacted; null when there was none. */
-            query: string | null;
-            /** @description The operation the path and method named; null for an unknown path. */
-            operation_id: string | null;
-            status: number;
-            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
-            error_code: string | null;
-            /** @description Time spent in the API, from the request's arrival to its answer. */
-            duration_ms: number;
-            /** @description The API token's id (`key_…`); null for a dashboard session. */
-            token_id: string | null;
-            /** @description The dashboard user, for a session's request. */
-            user_id: string | null;
-            client_address: string | null;
-            user_agent: string | null;
-            idempotency_key: string | null;
-            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
-            idempotent_replayed: boolean;
-            /** @description The headers that matter (content type, user agent, idempotency key, correlation id, origin…), redacted. Never Authorization or Cookie. */
-            request_headers: {
-                [key: string]: string;
-            };
-            /** @description 4xx/5xx only: the body as the API read it, redacted, at most 16 KB; null on success or when the request was refused before its body was read. */
-            request_body: string | null;
-            /** @description 4xx/5xx only: the problem body, redacted, at most 16 KB. */
-            response_body: string | null;
-            /** @description The events the request caused (their `request_id` is this id), oldest first. */
-            events: components["schemas"]["Event"][];
         };
     };
     responses: never;
@@ -25562,6 +24074,289 @@ export interface operations {
             };
         };
     };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePdfForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHostedInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    payHostedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedInvoicePayInput"];
+            };
+        };
+        responses: {
+            /** @description The invoice after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -31211,34 +30006,9 @@ export interface operations {
             };
         };
     };
-    listRequestLogs: {
+    getAccountSettings: {
         parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
-                starting_after?: string;
-                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
-                ending_before?: string;
-                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
-                status?: string;
-                /** @description The HTTP method. */
-                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                /** @description An operation id, e.g. `createCustomer`. */
-                operation?: string;
-                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
-                path?: string;
-                /** @description An API token's id (`key_…`). */
-                token?: string;
-                /** @description One request, by its id. */
-                request_id?: string;
-                /** @description The requests sent with this `Idempotency-Key`. */
-                idempotency_key?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -31248,13 +30018,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of requests. */
+            /** @description The account settings. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RequestLogList"];
+                    "application/json": components["schemas"]["AccountSettings"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -31286,33 +30056,357 @@ export interface operations {
             };
         };
     };
-    listRequestLogsForTokenAccount: {
+    updateAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRates: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
                 limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
                 /** @description Only items created at or after this time (ISO 8601). */
                 "created[gte]"?: string;
                 /** @description Only items created before this time (ISO 8601). */
                 "created[lt]"?: string;
-                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRatesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
                 starting_after?: string;
-                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
                 ending_before?: string;
-                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
-                status?: string;
-                /** @description The HTTP method. */
-                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                /** @description An operation id, e.g. `createCustomer`. */
-                operation?: string;
-                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
-                path?: string;
-                /** @description An API token's id (`key_…`). */
-                token?: string;
-                /** @description One request, by its id. */
-                request_id?: string;
-                /** @description The requests sent with this `Idempotency-Key`. */
-                idempotency_key?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -31320,13 +30414,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of requests. */
+            /** @description A page of tax rates. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RequestLogList"];
+                    "application/json": components["schemas"]["TaxRateList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -31358,26 +30452,98 @@ export interface operations {
             };
         };
     };
-    getRequestLog: {
+    createTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRate: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-                request_id: string;
+                tax_rate_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The request. */
+            /** @description The tax rate. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RequestLogDetail"];
+                    "application/json": components["schemas"]["TaxRate"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -31418,24 +30584,33 @@ export interface operations {
             };
         };
     };
-    getRequestLogForTokenAccount: {
+    updateTaxRate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
-                request_id: string;
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
         responses: {
-            /** @description The request. */
+            /** @description The updated tax rate. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RequestLogDetail"];
+                    "application/json": components["schemas"]["TaxRate"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -31467,6 +30642,165 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33669,7 +33003,7 @@ export interface operations {
             };
         };
     };
-    apiTokenCreatedWebhook: {
+    accountSettingsUpdatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33678,7 +33012,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ApiTokenCreatedWebhookEvent"];
+                "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
             };
         };
         responses: {
@@ -33712,7 +33046,7 @@ export interface operations {
             };
         };
     };
-    apiTokenRevokedWebhook: {
+    taxRateCreatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33721,7 +33055,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ApiTokenRevokedWebhookEvent"];
+                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
             };
         };
         responses: {
@@ -33755,7 +33089,7 @@ export interface operations {
             };
         };
     };
-    webhookEndpointCreatedWebhook: {
+    taxRateUpdatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33764,394 +33098,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointCreatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointUpdatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointUpdatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointDeletedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointDeletedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointDisabledWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointDisabledWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointEnabledWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointEnabledWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointSecretRotatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignedInWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignedInWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignInFailedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignInFailedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignedOutWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignedOutWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userPasswordChangedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserPasswordChangedWebhookEvent"];
+                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
             };
         };
         responses: {

@@ -1,0 +1,22 @@
+import type { accounts } from "@/db/schema";
+import { postalAddress } from "./address";
+import { effectiveInvoicePrefix } from "./prefix";
+import type { AccountSettingsObject, Locale } from "./schema";
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export function serializeAccountSettings(row: AccountRow): AccountSettingsObject {
+  return {
+    object: "account_settings",
+    id: row.id,
+    business_name: row.businessName,
+    address: postalAddress(row.address),
+    tax_id: row.taxId,
+    support_email: row.supportEmail,
+    invoice_prefix: effectiveInvoicePrefix(row),
+    invoice_footer: row.invoiceFooter,
+    default_locale: row.defaultLocale as Locale,
+    default_tax_rate: row.defaultTaxRate,
+    livemode: row.livemode,
+  };
+}

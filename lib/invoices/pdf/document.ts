@@ -1,0 +1,51 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { accounts, customers, prices, products, taxRates } from "@/db/schema";
+import { postalAddress } from "@/lib/account-settings/address";
+import type { Locale } from "@/lib/account-settings/schema";
+import type { InvoiceDocument } from "../schema";
+import { one } from "@/lib/rows";
+import type { InvoiceLineRow, InvoiceRow } from "../serialize";
+
+/**
+ * A later change of the settings, the customer or the catalogue does not change an issued
+ * invoice: its document is built once, at finalization, and renders the same bytes every time
+ * (docs/invoices-and-tax.md).
+ */
+
+export async function buildDocument(executor: Executor, invoice: InvoiceRow, lines: readonly InvoiceLineRow[]): Promise<InvoiceDocument> {
+  const priceIds = lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
+  const rateIds = [...new Set(lines.flatMap((line) => line.taxRateIds))];
+  const [account, customer, priceRows, rateRows] = await Promise.all([
+    executor.select().from(accounts).where(eq(accounts.id, invoice.accountId)).then((rows) => one(rows, "account")),
+    executor.select().from(customers).where(eq(customers.id, invoice.customerId)).then((rows) => one(rows, "customer")),
+    priceIds.length === 0
+      ? Promise.resolve([])
+      : executor
+          .select({ id: prices.id, nickname: prices.nickname, productName: products.name })
+          .from(prices)
+          .innerJoin(products, eq(products.id, prices.productId))
+          .where(inArray(prices.id, priceIds)),
+    rateIds.length === 0 ? Promise.resolve([]) : executor.select().from(taxRates).where(inArray(taxRates.id, rateIds)),
+  ]);
+  return {
+    locale: (customer.preferredLocale ?? account.defaultLocale) as Locale,
+    seller: {
+      name: account.businessName ?? account.name,
+      address: postalAddress(account.address),
+      tax_id: account.taxId,
+      email: account.supportEmail,
+    },
+    buyer: { name: customer.name, email: customer.email, address: postalAddress(customer.address), tax_ids: customer.taxIds.map((taxId) => taxId.value) },
+    lines: lines.map((line) => {
+      const price = priceRows.find((row) => row.id === line.priceId);
+      if (!price) return { title: line.description ?? "", detail: null };
+      return { title: line.description ?? price.productName, detail: price.nickname };
+    }),
+    tax_rates: rateIds.map((id) => {
+      const rate = rateRows.find((row) => row.id === id)!;
+      return { id, display_name: rate.displayName, percentage_e4: rate.percentageE4, inclusive: rate.inclusive };
+    }),
+    footer: account.invoiceFooter,
+  };
+}

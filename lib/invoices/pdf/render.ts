@@ -1,0 +1,166 @@
+import { createHash } from "node:crypto";
+import PDFDocument from "pdfkit";
+import type { PostalAddress } from "@/db/schema";
+import { formatAtoms } from "@/lib/money";
+import type { InvoiceLineRow, InvoiceRow } from "../serialize";
+import type { InvoiceDocument } from "../schema";
+import { LABELS } from "./labels";
+
+/*
+ * The invoice as a PDF (pdfkit, pure JavaScript; the standard Helvetica fonts, which every PDF
+ * reader has). Deterministic: the metadata dates are the invoice's finalization, so the document
+ * ID pdfkit derives from them is too, and nothing else varies between renders.
+ */
+
+/** Helvetica's WinAnsi encoding has no U+202F (the narrow no-break space fr puts in numbers): a no-break space prints the same. */
+const printable = (text: string) => text.replace(/[\u202f\u2009]/g, "\u00a0");
+
+export function money(atoms: number, currency: string, locale: string): string {
+  return printable(formatAtoms(atoms, currency, locale));
+}
+
+export function percent(percentageE4: number, locale: string): string {
+  return printable(new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 4 }).format(percentageE4 / 1_000_000));
+}
+
+export function longDate(date: Date, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(date);
+}
+
+function addressLines(address: PostalAddress | null): string[] {
+  if (!address) return [];
+  return [address.line1, ...(address.line2 ? [address.line2] : []), `${address.postal_code} ${address.city}`, address.country];
+}
+
+const MARGIN = 50;
+const WIDTH = 595.28 - 2 * MARGIN;
+const BOTTOM = 841.89 - MARGIN;
+const COLUMNS = { description: MARGIN, quantity: MARGIN + 240, unit: MARGIN + 280, tax: MARGIN + 360, amount: MARGIN + 415 };
+
+export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly InvoiceLineRow[], document: InvoiceDocument): Promise<Buffer> {
+  const { locale } = document;
+  const t = LABELS[locale];
+  const issued = invoice.finalizedAt ?? invoice.created;
+  const pdf = new PDFDocument({
+    size: "A4",
+    margin: MARGIN,
+    compress: true,
+    lang: locale,
+    info: {
+      Title: printable(`${t.invoice} ${invoice.number ?? invoice.id}`),
+      Author: printable(document.seller.name),
+      Producer: "billing-service",
+      Creator: "billing-service",
+      CreationDate: issued,
+      ModDate: issued,
+    },
+  });
+  const chunks: Buffer[] = [];
+  pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    pdf.on("end", () => resolve(Buffer.concat(chunks)));
+    pdf.on("error", reject);
+  });
+  const cur = (atoms: number) => money(atoms, invoice.currency, locale);
+  const text = (value: string, x: number, y: number, options: PDFKit.Mixins.TextOptions = {}) => pdf.text(printable(value), x, y, { lineBreak: false, ...options });
+
+  pdf.font("Helvetica-Bold").fontSize(20);
+  text(t.invoice, MARGIN, MARGIN);
+  pdf.font("Helvetica").fontSize(10);
+  let y = MARGIN + 32;
+  for (const [label, value] of [
+    [t.number, invoice.number ?? "—"],
+    [t.issued, longDate(issued, locale)],
+    ...(invoice.dueDate ? [[t.due, longDate(invoice.dueDate, locale)]] : []),
+  ] as [string, string][]) {
+    text(`${label}: ${value}`, MARGIN, y);
+    y += 14;
+  }
+
+  // Seller and buyer blocks, side by side.
+  y += 12;
+  const block = (x: number, title: string, rows: string[]) => {
+    pdf.font("Helvetica-Bold");
+    text(title, x, y);
+    pdf.font("Helvetica");
+    rows.forEach((row, index) => text(row, x, y + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
+    return rows.length + 1;
+  };
+  const { seller, buyer } = document;
+  const sellerRows = [seller.name, ...addressLines(seller.address), ...(seller.tax_id ? [`${t.vatId}: ${seller.tax_id}`] : []), ...(seller.email ? [seller.email] : [])];
+  const buyerRows = [...(buyer.name ? [buyer.name] : []), buyer.email, ...addressLines(buyer.address), ...buyer.tax_ids.map((id) => `${t.vatId}: ${id}`)];
+  y += 14 * Math.max(block(MARGIN, t.seller, sellerRows), block(MARGIN + WIDTH / 2, t.buyer, buyerRows)) + 16;
+
+  // The lines.
+  const header = () => {
+    pdf.font("Helvetica-Bold");
+    text(t.description, COLUMNS.description, y);
+    text(t.quantity, COLUMNS.quantity, y, { width: 35, align: "right" });
+    text(t.unitPrice, COLUMNS.unit, y, { width: 75, align: "right" });
+    text(t.tax, COLUMNS.tax, y, { width: 50, align: "right" });
+    text(t.amount, COLUMNS.amount, y, { width: WIDTH - (COLUMNS.amount - MARGIN), align: "right" });
+    pdf.font("Helvetica");
+    y += 18;
+  };
+  header();
+  const rateOf = new Map(document.tax_rates.map((rate) => [rate.id, rate]));
+  for (const [index, line] of lines.entries()) {
+    const printed = document.lines[index] ?? { title: line.description ?? "", detail: null };
+    // Descriptions wrap: an invoice prints them whole.
+    const titleHeight = pdf.heightOfString(printable(printed.title), { width: 235 });
+    const height = titleHeight + (printed.detail ? 12 : 0);
+    if (y + height > BOTTOM - 120) {
+      pdf.addPage();
+      y = MARGIN;
+      header();
+    }
+    pdf.text(printable(printed.title), COLUMNS.description, y, { width: 235 });
+    if (printed.detail) {
+      pdf.fillColor("#555555");
+      text(printed.detail, COLUMNS.description, y + titleHeight, { width: 235, ellipsis: true });
+      pdf.fillColor("black");
+    }
+    text(String(line.quantity), COLUMNS.quantity, y, { width: 35, align: "right" });
+    text(cur(line.unitAmountAtom), COLUMNS.unit, y, { width: 75, align: "right" });
+    const rates = line.taxRateIds.map((id) => rateOf.get(id)).filter((rate) => rate !== undefined);
+    text(rates.map((rate) => percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)).join(", ") || "—", COLUMNS.tax, y, { width: 50, align: "right" });
+    text(cur(line.amountAtom), COLUMNS.amount, y, { width: WIDTH - (COLUMNS.amount - MARGIN), align: "right" });
+    y += height + 4;
+  }
+
+  // Totals.
+  y += 8;
+  pdf.moveTo(MARGIN + WIDTH / 2, y).lineTo(MARGIN + WIDTH, y).stroke();
+  y += 8;
+  const total = (label: string, atoms: number, bold = false) => {
+    pdf.font(bold ? "Helvetica-Bold" : "Helvetica");
+    text(label, MARGIN + WIDTH / 2, y, { width: WIDTH / 4 + 20, ellipsis: true });
+    text(cur(atoms), MARGIN + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: "right" });
+    y += 15;
+  };
+  total(t.subtotal, invoice.subtotalAtom);
+  if (invoice.discountAtom > 0) total(t.discount, -invoice.discountAtom);
+  for (const tax of invoice.totalTaxes) {
+    const rate = rateOf.get(tax.tax_rate);
+    const name = rate ? `${rate.display_name} ${percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)}` : t.tax;
+    total(tax.inclusive ? `${name} (${t.inclusive})` : name, tax.amount_atom);
+  }
+  total(t.total, invoice.totalAmountAtom, true);
+  // As issued (the document never changes): nothing paid yet, the total due.
+  total(t.paid, 0);
+  total(t.amountDue, invoice.totalAmountAtom, true);
+
+  pdf.font("Helvetica").fontSize(9);
+  y += 10;
+  if (invoice.reverseCharge) {
+    pdf.text(printable(t.reverseCharge), MARGIN, y, { width: WIDTH });
+    y = pdf.y + 6;
+  }
+  if (document.footer) pdf.text(printable(document.footer), MARGIN, y, { width: WIDTH });
+  pdf.end();
+  return done;
+}
+
+export function sha256Hex(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}

@@ -1,0 +1,71 @@
+import { eq } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { accounts, customers } from "@/db/schema";
+import { EU_COUNTRIES, euVatCountry } from "@/lib/customers/schema";
+import { one } from "@/lib/rows";
+import { computeTaxes, type InvoiceTaxes } from "@/lib/tax-rates/compute";
+import { taxRatesOf } from "@/lib/tax-rates/service";
+
+/* The taxes of an invoice at finalization (and of the preview `invoice.upcoming` carries): one rule for invoices made by the API, checkout and renewals. */
+
+export type AppliedTaxes = InvoiceTaxes & {
+  /** Per line, the rates that applied: its own, else the customer's default, else the account's. */
+  rateIds: string[][];
+  reverseCharge: boolean;
+};
+
+/** The seller's EU country: its address's, else its VAT number's; null outside the EU. */
+function sellerCountry(account: { address: { country: string } | null; taxId: string | null }): string | null {
+  const country = account.address?.country ?? (account.taxId ? euVatCountry(account.taxId.replace(/[\s.-]/g, "").toUpperCase()) : null);
+  return country && EU_COUNTRIES.includes(country) ? country : null;
+}
+
+/**
+ * EU reverse charge: the customer has a valid EU VAT number (format-checked when it was given) of
+ * another EU member state than the seller's. The buyer then accounts for the VAT (Directive
+ * 2006/112/EC, art. 196): every rate applies at 0 %, and the invoice says so.
+ */
+export function isReverseCharge(
+  account: { address: { country: string } | null; taxId: string | null },
+  customer: { taxIds: readonly { type: string; value: string }[] },
+): boolean {
+  const seller = sellerCountry(account);
+  if (!seller) return false;
+  return customer.taxIds.some((taxId) => {
+    if (taxId.type !== "eu_vat") return false;
+    const buyer = euVatCountry(taxId.value);
+    return buyer !== null && buyer !== seller;
+  });
+}
+
+export async function invoiceTaxes(
+  executor: Executor,
+  invoice: { accountId: string; customerId: string },
+  lines: readonly { amountAtom: number; taxRateIds: readonly string[] }[],
+  discountAtom: number,
+): Promise<AppliedTaxes> {
+  const [account, customer] = await Promise.all([
+    executor
+      .select({ address: accounts.address, taxId: accounts.taxId, defaultTaxRate: accounts.defaultTaxRate })
+      .from(accounts)
+      .where(eq(accounts.id, invoice.accountId))
+      .then((rows) => one(rows, "account")),
+    executor
+      .select({ taxIds: customers.taxIds, defaultTaxRate: customers.defaultTaxRate })
+      .from(customers)
+      .where(eq(customers.id, invoice.customerId))
+      .then((rows) => one(rows, "customer")),
+  ]);
+  const fallback = customer.defaultTaxRate ?? account.defaultTaxRate;
+  const rateIds = lines.map((line) => (line.taxRateIds.length > 0 ? [...line.taxRateIds] : fallback ? [fallback] : []));
+  // Archived since they were named: they still apply (as in Stripe).
+  const rows = await taxRatesOf(executor, invoice.accountId, [...new Set(rateIds.flat())], "tax_rates", true);
+  const terms = new Map(rows.map((row) => [row.id, { id: row.id, percentageE4: row.percentageE4, inclusive: row.inclusive }]));
+  const reverseCharge = isReverseCharge(account, customer);
+  const computed = computeTaxes(
+    lines.map((line, index) => ({ amountAtom: line.amountAtom, rates: rateIds[index]!.map((id) => terms.get(id)!) })),
+    discountAtom,
+    { reverseCharge },
+  );
+  return { ...computed, rateIds, reverseCharge };
+}

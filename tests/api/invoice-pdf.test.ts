@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, apiBaseUrl, type Json } from "../helpers/api";
+import { operationPath } from "@/lib/operation-paths";
+import { newMerchant, type Merchant } from "../helpers/merchant";
+import { download, expectPdfMatches, pdfText, printedMoney, qpdfCheck, sha256 } from "../helpers/pdf";
+import { expectProblem } from "../helpers/problem";
+
+let merchant: Merchant;
+let product: Json;
+let price: Json;
+let vat: Json;
+let incl: Json;
+
+beforeAll(async () => {
+  merchant = await newMerchant();
+  await merchant.client.post("/account-settings", {
+    business_name: "Beispiel GmbH",
+    address: { line1: "Unter den Linden 1", postal_code: "10117", city: "Berlin", country: "DE" },
+    tax_id: "DE136695976",
+    support_email: "rechnung@example.de",
+    invoice_footer: "Bank: DE89 3704 0044 0532 0130 00",
+  });
+  product = (await merchant.client.post("/products", { name: "Pro plan" })).body;
+  price = (await merchant.client.post("/prices", { product: product.id, currency: "eur", unit_amount_atom: 123456, type: "one_time", nickname: "Yearly seat" })).body;
+  vat = (await merchant.client.post("/tax-rates", { display_name: "VAT", percentage: 19, inclusive: false })).body;
+  incl = (await merchant.client.post("/tax-rates", { display_name: "VAT reduced", percentage: 7, inclusive: true })).body;
+});
+
+async function finalized(m: Merchant, customer: Json, lines: Json[]): Promise<Json> {
+  const cus = (await m.client.post("/customers", { email: "buyer@example.com", name: "Ada Lovelace", ...customer })).body;
+  const draft = await m.client.post("/invoices", { customer: cus.id, currency: "eur", lines });
+  expect(draft.status, draft.text).toBe(201);
+  const response = await m.client.post(`/invoices/${draft.body.id}/finalize`);
+  expect(response.status, response.text).toBe(200);
+  return response.body;
+}
+
+const pdfOf = (m: Merchant, id: string) => download(`${apiBaseUrl()}/invoices/${id}/pdf`, m.secret.token);
+
+describe("the invoice PDF", () => {
+  it("prints the invoice as the JSON says, the same bytes at every download, their SHA-256 in the invoice and invoice.finalized", async () => {
+    const invoice = await finalized(merchant, { address: { line1: "1 Main St", postal_code: "EC1A 1BB", city: "London", country: "GB" } }, [
+      { price: price.id, quantity: 2, tax_rates: [vat.id] },
+      { unit_amount_atom: 999, description: "Onboarding workshop", tax_rates: [incl.id] },
+    ]);
+    expect(invoice).toMatchObject({
+      pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      invoice_pdf: expect.stringMatching(new RegExp(`${operationPath("getInvoicePdfForTokenAccount", { invoice_id: invoice.id })}$`)),
+      hosted_invoice_url: expect.stringMatching(/\/invoice\/[A-Za-z0-9_-]{43}$/),
+      customer_name: "Ada Lovelace",
+      customer_email: "buyer@example.com",
+    });
+    const first = await pdfOf(merchant, invoice.id);
+    expect(first.status).toBe(200);
+    expect(first.contentType).toBe("application/pdf");
+    expect(sha256(first.bytes)).toBe(invoice.pdf_sha256);
+    expect(sha256((await pdfOf(merchant, invoice.id)).bytes)).toBe(invoice.pdf_sha256);
+    const [event] = (await merchant.client.get(`/${merchant.accountId}/events?aggregate_id=${invoice.id}&event_type=invoice.finalized`)).body.items;
+    expect(event.data.pdf_sha256).toBe(invoice.pdf_sha256);
+
+    expect(qpdfCheck(first.bytes)).toMatch(/No syntax or stream encoding errors/);
+    expect(expectPdfMatches(first.bytes, invoice, ["Pro plan", "Yearly seat", "Onboarding workshop"], "en")).toEqual([]);
+    const text = pdfText(first.bytes);
+    for (const piece of ["Invoice", "Beispiel GmbH", "Unter den Linden 1", "DE136695976", "Ada Lovelace", "London", "Subtotal", "Total", "Amount due", "Bank: DE89", "VAT 19%", "VAT reduced 7% (incl.)"]) {
+      expect(text).toContain(piece);
+    }
+    expect(text).toContain(printedMoney(invoice.tax_atom - invoice.total_taxes[1].amount_atom, "EUR", "en"));
+
+    // Issued means fixed: later changes of the seller's details do not change the document.
+    await merchant.client.post("/account-settings", { business_name: "Renamed AG" });
+    expect(sha256((await pdfOf(merchant, invoice.id)).bytes)).toBe(invoice.pdf_sha256);
+  });
+
+  it.each([
+    ["fr", ["Facture", "Numéro de facture", "Sous-total", "Montant dû", "Désignation"]],
+    ["de", ["Rechnung", "Rechnungsnummer", "Zwischensumme", "Fälliger Betrag", "Beschreibung"]],
+  ])("in %s: translated labels, dates and money by Intl", async (locale, labels) => {
+    const invoice = await finalized(merchant, { preferred_locale: locale }, [{ unit_amount_atom: 123456, description: "Beratung", tax_rates: [vat.id] }]);
+    const { bytes } = await pdfOf(merchant, invoice.id);
+    const text = pdfText(bytes);
+    for (const label of labels) expect(text).toContain(label);
+    expect(text).not.toContain("Subtotal");
+    expect(expectPdfMatches(bytes, invoice, ["Beratung"], locale)).toEqual([]);
+    const issued = new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(invoice.finalized_at));
+    expect(text).toContain(issued.replace(/\s+/g, " "));
+  });
+
+  it("prints the reverse-charge note where it applies", async () => {
+    const invoice = await finalized(merchant, { tax_ids: [{ type: "eu_vat", value: "FR40303265045" }] }, [{ unit_amount_atom: 5000, description: "Audit", tax_rates: [vat.id] }]);
+    expect(invoice).toMatchObject({ reverse_charge: true, tax_atom: 0 });
+    const text = pdfText((await pdfOf(merchant, invoice.id)).bytes);
+    expect(text).toContain("Reverse charge");
+    expect(text).toContain("FR40303265045");
+  });
+
+  it("is a 409 for a draft and a 404 for an unknown invoice or another account's", async () => {
+    const cus = (await merchant.client.post("/customers", { email: "d@example.com" })).body;
+    const draft = (await merchant.client.post("/invoices", { customer: cus.id, currency: "eur", lines: [{ unit_amount_atom: 1, description: "x" }] })).body;
+    expect(draft).toMatchObject({ invoice_pdf: null, hosted_invoice_url: null, pdf_sha256: null });
+    expectProblem(await api(merchant.secret.token).get(`/invoices/${draft.id}/pdf`), 409);
+    expectProblem(await api(merchant.secret.token).get("/invoices/in_prod_nope/pdf"), 404);
+    const other = await newMerchant();
+    expectProblem(await api(other.secret.token).get(`/invoices/${draft.id}/pdf`), 404);
+  });
+
+  it("is served by the hosted page's token without authentication; a wrong or altered token is a 404", async () => {
+    const invoice = await finalized(merchant, {}, [{ unit_amount_atom: 2500, description: "Hosted" }]);
+    const token = invoice.hosted_invoice_url.split("/").pop() as string;
+    const hosted = await download(`${apiBaseUrl()}/hosted-invoices/${token}/pdf`);
+    expect(hosted.status).toBe(200);
+    expect(sha256(hosted.bytes)).toBe(invoice.pdf_sha256);
+    const altered = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+    for (const wrong of [altered, "nope", `${token}x`]) {
+      const response = await api().get(`/hosted-invoices/${wrong}/pdf`);
+      expectProblem(response, 404);
+      expect(response.text).not.toContain(invoice.id);
+    }
+  });
+});
