@@ -28,6 +28,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   price: 0.3,
   product: 0.2,
   refund: 0.5,
+  meter: 0.1,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -43,6 +44,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   price: "price_",
   product: "prod_",
   refund: "re_",
+  meter: "mtr_",
 };
 
 export type LoadOptions = {

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -17,6 +17,8 @@ export const accounts = pgTable(
      * Every domain timestamp of the account is real time plus this offset (lib/clock).
      */
     clockOffsetMs: bigint("clock_offset_ms", { mode: "number" }).notNull().default(0),
+    /** How long after a period ends its usage events are still accepted and counted (docs/usage-billing.md). */
+    usageGraceSeconds: integer("usage_grace_seconds").notNull().default(3600),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

@@ -68,6 +68,12 @@ export const EVENT_CATALOGUE = [
   { group: "Price", aggregateType: "price", types: ["price.created", "price.updated", "price.deleted"] },
   { group: "Product", aggregateType: "product", types: ["product.created", "product.updated", "product.deleted"] },
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
+  // Our own namespace (usage-based billing), beyond the spec's 51 types.
+  {
+    group: "Meter",
+    aggregateType: "meter",
+    types: ["meter.created", "meter.updated", "meter.deactivated", "meter.reactivated"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -130,6 +136,10 @@ export const EVENT_DESCRIPTIONS = {
   "refund.created": "A refund was created and is pending.",
   "refund.updated": "A refund's status changed (for example it succeeded).",
   "refund.failed": "A refund failed; `failure_reason` says why.",
+  "meter.created": "A meter was created: usage events of its `event_name` are now counted.",
+  "meter.updated": "A meter's `display_name` was changed.",
+  "meter.deactivated": "A meter was deactivated: it accepts no more usage events and frees its `event_name`.",
+  "meter.reactivated": "An inactive meter was reactivated and counts usage events again.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -4,6 +4,7 @@ import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
+import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
@@ -30,6 +31,7 @@ export const AGGREGATE_SCHEMAS = {
   price: Price,
   product: Product,
   refund: Refund,
+  meter: Meter,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -17,6 +17,7 @@ const KIND: Record<AggregateType, IdKind> = {
   price: "price",
   product: "product",
   refund: "refund",
+  meter: "meter",
 };
 
 /**

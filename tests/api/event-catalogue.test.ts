@@ -51,6 +51,12 @@ beforeAll(async () => {
   const doomed = await post("/coupons", { percent_off: 1, duration: "forever" });
   await del(`/coupons/${doomed.id}`);
 
+  // Meters (usage-based billing): created, updated, deactivated, reactivated.
+  const meter = await post("/meters", { event_name: "api_request", display_name: "API requests", aggregation: "count" });
+  await post(`/meters/${meter.id}`, { display_name: "Requests" });
+  await post(`/meters/${meter.id}/deactivate`);
+  await post(`/meters/${meter.id}/reactivate`);
+
   // Customers and a customer discount: created, updated (replaced), deleted.
   const customer = await post("/customers", { email: "jenny@example.com", name: "Jenny" });
   await post(`/customers/${customer.id}`, { name: "Jenny Rosen" });
@@ -240,11 +246,15 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(data.status).toBe("failed");
     expect(data.failure_reason).toBeTruthy();
   },
+  "meter.created": status("active"),
+  "meter.updated": (data, event) => expect(event.previous_data.display_name).not.toBe(data.display_name),
+  "meter.deactivated": status("inactive"),
+  "meter.reactivated": status("active"),
 };
 
 describe("the event catalogue, produced by real flows", () => {
-  it("covers exactly the spec's 51 types", () => {
-    expect(EVENT_TYPES).toHaveLength(51);
+  it("covers exactly the spec's 51 types and our meter namespace", () => {
+    expect(EVENT_TYPES).toHaveLength(51 + 4);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
