@@ -1,5 +1,8 @@
 -- usage_events is partitioned by month of ts (edited by hand: drizzle does not declare partitions);
 -- lib/usage/partitions.ts creates the months as events need them (docs/usage-billing.md).
+CREATE TYPE "public"."price_billing_scheme" AS ENUM('per_unit', 'tiered');--> statement-breakpoint
+CREATE TYPE "public"."price_tiers_mode" AS ENUM('graduated', 'volume');--> statement-breakpoint
+CREATE TYPE "public"."price_usage_type" AS ENUM('licensed', 'metered');--> statement-breakpoint
 CREATE TYPE "public"."meter_aggregation" AS ENUM('sum', 'count', 'max', 'last', 'unique_count');--> statement-breakpoint
 CREATE TABLE "meters" (
 	"id" text PRIMARY KEY NOT NULL,
@@ -60,8 +63,14 @@ CREATE TABLE "usage_hourly_unique" (
 );
 --> statement-breakpoint
 ALTER TABLE "accounts" ADD COLUMN "usage_grace_seconds" integer DEFAULT 3600 NOT NULL;--> statement-breakpoint
+ALTER TABLE "prices" ADD COLUMN "usage_type" "price_usage_type" DEFAULT 'licensed' NOT NULL;--> statement-breakpoint
+ALTER TABLE "prices" ADD COLUMN "meter_id" text;--> statement-breakpoint
+ALTER TABLE "prices" ADD COLUMN "billing_scheme" "price_billing_scheme" DEFAULT 'per_unit' NOT NULL;--> statement-breakpoint
+ALTER TABLE "prices" ADD COLUMN "tiers_mode" "price_tiers_mode";--> statement-breakpoint
+ALTER TABLE "prices" ADD COLUMN "tiers" jsonb;--> statement-breakpoint
 ALTER TABLE "meters" ADD CONSTRAINT "meters_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "meters_account_idx" ON "meters" USING btree ("account_id","created","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "meters_active_event_name_idx" ON "meters" USING btree ("account_id","event_name") WHERE "meters"."active";--> statement-breakpoint
 CREATE INDEX "usage_event_keys_received_idx" ON "usage_event_keys" USING btree ("received");--> statement-breakpoint
-CREATE INDEX "usage_events_latest_idx" ON "usage_events" USING btree ("account_id","meter_id","customer_id","ts");
+CREATE INDEX "usage_events_latest_idx" ON "usage_events" USING btree ("account_id","meter_id","customer_id","ts");--> statement-breakpoint
+ALTER TABLE "prices" ADD CONSTRAINT "prices_meter_id_meters_id_fk" FOREIGN KEY ("meter_id") REFERENCES "public"."meters"("id") ON DELETE no action ON UPDATE no action;

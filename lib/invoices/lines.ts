@@ -7,6 +7,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
+import { tieredAmount } from "@/lib/prices/tiers";
 import { linesOf, lockInvoice } from "./core";
 import { MAX_LINES, type InvoiceLineInput } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -46,12 +47,35 @@ export async function lineRow(
     if (price.currency !== invoice.currency) {
       throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
     }
+    if (price.usageType === "metered") throw refuse(`Price '${price.id}' is metered: it is billed from usage at renewal.`);
     unitAmountAtom = price.unitAmountAtom;
     priceId = price.id;
+    if (price.billingScheme === "tiered") {
+      // A tiered line's amount is its tiers' for the quantity; it has no single unit amount (0).
+      const amount = tieredAmount(price.tiers ?? [], price.tiersMode ?? "graduated", quantity);
+      if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw validationFailed([{ field: `${field}quantity`, message: "The tiered amount exceeds 2^53 - 1 atoms." }]);
+      }
+      return { ...lineBase(invoice, priceId, line, quantity, created), unitAmountAtom: 0, amountAtom: Number(amount) };
+    }
   } else {
     // The schema requires unit_amount_atom when price is absent.
     unitAmountAtom = line.unit_amount_atom!;
   }
+  return {
+    ...lineBase(invoice, priceId, line, quantity, created),
+    unitAmountAtom,
+    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
+  };
+}
+
+function lineBase(
+  invoice: Pick<InvoiceRow, "id" | "accountId">,
+  priceId: string | null,
+  line: LineInput,
+  quantity: number,
+  created: Date,
+) {
   return {
     id: newId("invoiceLine"),
     accountId: invoice.accountId,
@@ -59,8 +83,6 @@ export async function lineRow(
     priceId,
     description: line.description ?? null,
     quantity,
-    unitAmountAtom,
-    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
     created,
   };
 }

@@ -82,7 +82,7 @@ export const InvoiceLine = z
     description: z.string().nullable(),
     quantity: z.number().int(),
     unit_amount_atom: z.number().int(),
-    amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom." }),
+    amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0)." }),
   })
   .meta({ id: "InvoiceLine" });
 

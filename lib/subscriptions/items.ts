@@ -6,7 +6,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, scheduleOfSubscription } from "./core";
+import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, refuseMeteredQuantity, scheduleOfSubscription } from "./core";
 import type { SubscriptionItemInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionRow, SubscriptionWithItems } from "./serialize";
 import { getSubscription } from "./service";
@@ -34,6 +34,7 @@ export async function addSubscriptionItem({
       throw validationFailed([{ field: "price", message: `Price '${price.id}' is already an item; change its quantity instead.` }]);
     }
     if (items.length >= 20) throw validationFailed([{ field: "price", message: "A subscription has at most 20 items." }]);
+    refuseMeteredQuantity(price, input.item.quantity, "quantity");
     await tx.insert(subscriptionItems).values({
       id: newId("subscriptionItem"),
       subscriptionId: subscription.id,

@@ -7,10 +7,8 @@ const HOUR = 3_600_000;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 let merchant: Merchant;
-let customer: string;
 beforeAll(async () => {
   merchant = await newMerchant();
-  customer = (await merchant.client.post("/customers", { email: "metered@example.com" })).body.id;
 });
 
 async function meter(m: Merchant, body: Json): Promise<Json> {

@@ -4018,14 +4018,26 @@ export type components = {
              */
             currency: string;
             /**
-             * @description Integer amount in atomic units (cents for usd). Never a decimal.
+             * @description Required with `billing_scheme: per_unit` (the default), not allowed with `tiered`.
              * @example 1500
              */
-            unit_amount_atom: number;
+            unit_amount_atom?: number;
             /** @enum {string} */
             type: "one_time" | "recurring";
             /** @description Required when `type` is `recurring`, absent or null otherwise. */
             recurring?: components["schemas"]["PriceRecurringInput"] | null;
+            /**
+             * @description `per_unit` (default) or `tiered` (then `tiers` and `tiers_mode`).
+             * @enum {string}
+             */
+            billing_scheme?: "per_unit" | "tiered";
+            /**
+             * @description `graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.
+             * @enum {string}
+             */
+            tiers_mode?: "graduated" | "volume";
+            /** @description Ascending `up_to`, the last one null. */
+            tiers?: components["schemas"]["PriceTier"][];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -4036,6 +4048,21 @@ export type components = {
             interval: "day" | "week" | "month" | "year";
             /** @description Intervals between billings, 1 to 365. Default 1. */
             interval_count?: number;
+            /**
+             * @description `licensed` (default): billed in advance by quantity; `metered`: billed in arrears from the usage of `meter`.
+             * @enum {string}
+             */
+            usage_type?: "licensed" | "metered";
+            /** @description Required with `usage_type: metered`: an active meter (`mtr_…`). */
+            meter?: string;
+        };
+        PriceTier: {
+            /** @description Upper bound of units (inclusive); null on the last tier. */
+            up_to: number | null;
+            /** @description Per unit, in atoms. */
+            unit_amount_atom: number;
+            /** @description A flat fee for the tier, in atoms. */
+            flat_amount_atom?: number;
         };
         PriceUpdateInput: {
             nickname?: string | null;
@@ -4055,6 +4082,12 @@ export type components = {
             type?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             recurring?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            billing_scheme?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers_mode?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -7121,7 +7154,7 @@ export type components = {
             description: string | null;
             quantity: number;
             unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom. */
+            /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
         };
         Invoice: {
@@ -7355,7 +7388,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7389,7 +7435,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7518,31 +7577,31 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c2fb7fbbe9ngr858yembezq16",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:07:58.521Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.444Z",
+         *       "created": "2026-11-26T04:07:58.523Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7585,31 +7644,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c2fbfbpzhy3q499kdm7x23fdt",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *       "aggregate_id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
          *       "data": {
-         *         "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *         "id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:38.623Z",
+         *         "created": "2026-11-26T04:07:58.584Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "payment_intent": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c2fbbwgedys7s05g3cnq4jt2w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.641Z",
+         *       "created": "2026-11-26T04:07:58.586Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentFailedEvent: {
@@ -7652,43 +7711,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c2fd2wrr1rnvxsmbma7x414tc",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:07:58.521Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:07:58.521Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.090Z",
+         *       "created": "2026-11-26T04:07:58.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7731,29 +7790,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c2fn4jrtf7dhv721nqctk38kj",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:08:01.015Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:08:01.015Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:08:01.015Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7771,12 +7830,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zem89fay0079j8prc295cp",
+         *       "correlation_id": "req_prod_06h1c2fmwyskse775f45tfshq6q7r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:42.078Z",
+         *       "created": "2026-11-26T04:08:01.060Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7819,19 +7878,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c2fp4xvvfmzpqse4qfq4wq2bg",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:08:01.281Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:08:01.318Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7840,10 +7899,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:08:01.281Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7860,24 +7919,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:08:01.281Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.209Z",
+         *         "updated": "2026-11-26T04:08:01.281Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:08:01.281Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7894,12 +7953,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as7027tyfpmev72nmzm9xgfcr",
+         *       "correlation_id": "req_prod_06h1c2fp3x6ec8x1h5xjtysdrbn9p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.239Z",
+         *       "created": "2026-11-26T04:08:01.319Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7942,20 +8001,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c2fp8tvvv6sddedrgh257qtg6",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:08:01.281Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.288Z",
+         *         "updated": "2026-11-26T04:08:01.348Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7964,10 +8023,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:08:01.281Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7984,14 +8043,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:08:01.281Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:08:01.318Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8000,10 +8059,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:08:01.281Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8020,12 +8079,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as709qpcfr6b47ehg2kh1rg42",
+         *       "correlation_id": "req_prod_06h1c2fp70qn3dykvntvxz6g3rzm6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:42.290Z",
+         *       "created": "2026-11-26T04:08:01.350Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -8068,29 +8127,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c2fny1zjy85924qe43mmc9jh0",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:08:01.015Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.181Z",
+         *         "updated": "2026-11-26T04:08:01.261Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *         "customer": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:08:01.015Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8098,33 +8157,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T01:07:42.181Z",
+         *         "completed_at": "2026-11-26T04:08:01.261Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *         "payment_intent": "pi_prod_06h1c2fnjrvs2n8sw6s9z8ahr68re",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:08:01.015Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:08:01.015Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:08:01.015Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8141,12 +8200,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zhva738ay1fgts6tfr631r",
+         *       "correlation_id": "req_prod_06h1c2fnaecycnreawes937bspy6m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.184Z",
+         *       "created": "2026-11-26T04:08:01.264Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga"
+         *       "actor_id": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8189,29 +8248,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c2fq4qfc1j66ad2mnrh4ta1cg",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *       "aggregate_id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
          *       "data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:08:01.361Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T01:07:42.359Z",
+         *         "updated": "2026-11-27T04:08:01.361Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T01:07:42.359Z",
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expired_at": "2026-11-27T04:08:01.361Z",
+         *         "expires_at": "2026-11-27T04:08:01.361Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8228,24 +8287,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:08:01.361Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.359Z",
+         *         "updated": "2026-11-26T04:08:01.361Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expires_at": "2026-11-27T04:08:01.361Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8262,10 +8321,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T01:07:42.359Z",
+         *       "created": "2026-11-27T04:08:01.361Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8310,19 +8369,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c2fb5s1v23vy9gn6h7snxwq3t",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:07:58.498Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:07:58.498Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8335,12 +8394,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.368Z",
+         *       "created": "2026-11-26T04:07:58.510Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8383,19 +8442,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c2fb71z9ptepgnk586zt3f854",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:07:58.498Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:07:58.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8407,14 +8466,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:07:58.498Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:07:58.498Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8426,12 +8485,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.399Z",
+         *       "created": "2026-11-26T04:07:58.520Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8474,19 +8533,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c2fbse3qaqprdcv39zz2z62yr",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *       "aggregate_id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
          *       "data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:07:58.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.823Z",
+         *         "updated": "2026-11-26T04:07:58.659Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8498,14 +8557,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:07:58.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.808Z",
+         *         "updated": "2026-11-26T04:07:58.627Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8517,12 +8576,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6jh67h38nrqqhpt7mvvgwxt",
+         *       "correlation_id": "req_prod_06h1c2fbjk515k8vq25hzwqd14f9r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.839Z",
+         *       "created": "2026-11-26T04:07:58.667Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8565,19 +8624,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c2fce759vhdtvw3wamg2eh8s8",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:07:58.794Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:07:58.831Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8589,14 +8648,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:07:58.794Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.202Z",
+         *         "updated": "2026-11-26T04:07:58.811Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8608,12 +8667,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6kex4avaa4w1adz0s81k0pr",
+         *       "correlation_id": "req_prod_06h1c2fc4v53r9secrgjct259pspg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:39.725Z",
+         *       "created": "2026-11-26T04:07:58.833Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8656,19 +8715,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c2fb7pj16820h0dr70ghpkxtj",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:07:58.498Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.454Z",
+         *         "updated": "2026-11-26T04:07:58.524Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8680,14 +8739,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:07:58.498Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:07:58.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8699,12 +8758,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.475Z",
+         *       "created": "2026-11-26T04:07:58.525Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8747,23 +8806,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c2fch2m1a04tt1gwbbjth1cf4",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:07:58.794Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.841Z",
+         *         "updated": "2026-11-26T04:07:58.855Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T01:07:39.841Z",
+         *         "canceled_at": "2026-11-26T04:07:58.855Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8771,14 +8830,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:07:58.794Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:07:58.831Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8790,12 +8849,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6pkvenhgye690xc7sczp4v8",
+         *       "correlation_id": "req_prod_06h1c2fcfxd909y6yr8g93x6d1390",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:39.856Z",
+         *       "created": "2026-11-26T04:07:58.856Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8838,19 +8897,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c2fbfs41jmxh2txav70kz8j08",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *       "aggregate_id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *       "data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:07:58.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.667Z",
+         *         "updated": "2026-11-26T04:07:58.587Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8862,14 +8921,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:07:58.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.578Z",
+         *         "updated": "2026-11-26T04:07:58.579Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8881,12 +8940,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1c2fbbwgedys7s05g3cnq4jt2w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.701Z",
+         *       "created": "2026-11-26T04:07:58.590Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8929,19 +8988,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c2fc1fmbpmnyp9qzx17ay6jb2",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *       "aggregate_id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
          *       "data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:07:58.718Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.965Z",
+         *         "updated": "2026-11-26T04:07:58.730Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8953,14 +9012,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:07:58.718Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.929Z",
+         *         "updated": "2026-11-26T04:07:58.721Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8972,12 +9031,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6k02dzr9v1yrrbdc91h8n20",
+         *       "correlation_id": "req_prod_06h1c2fbv7ejhp21j92dkj5865f50",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.970Z",
+         *       "created": "2026-11-26T04:07:58.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -9020,44 +9079,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c2fk7a6f02an2cf74yjkj5dnt",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.540Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6ybvpq9k0ngpshnet4hxdqa",
+         *       "correlation_id": "req_prod_06h1c2fk3afxkq5tq47zc3ayn8p74",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:41.845Z",
+         *       "created": "2026-11-26T04:08:00.570Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -9100,25 +9159,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c2fkbynhz6h7y9r7q0z26nktg",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.604Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9126,45 +9185,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.540Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yrqcfbg8nqnmxf9pgrw2ge",
+         *       "correlation_id": "req_prod_06h1c2fkad54rrk7zwe3zsr1d6t1g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:41.906Z",
+         *       "created": "2026-11-26T04:08:00.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9207,53 +9266,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c2fksryy8g844vjsfjyqeaqp0",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.687Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:08:00.687Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.604Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9261,19 +9320,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yy6j04tz12a1pywk6yf98t",
+         *       "correlation_id": "req_prod_06h1c2fkngt4mnmyyjvkyj0sj1mec",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.959Z",
+         *       "created": "2026-11-26T04:08:00.718Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9316,25 +9375,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c2fm0xf6kradan34qwqc6spxg",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.772Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9342,47 +9401,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.687Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:08:00.687Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z4bzkabkanvq3jzbrxqata",
+         *       "correlation_id": "req_prod_06h1c2fkygn9nnd16jnnr4ejw79dt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:41.992Z",
+         *       "created": "2026-11-26T04:08:00.775Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9425,53 +9484,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c2fm7seh5xx6dg7hnej7c8n3p",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:42.009Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.822Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancelled_at": "2026-11-26T04:08:00.822Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:08:00.540Z",
+         *         "updated": "2026-11-26T04:08:00.772Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9479,19 +9538,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *         "current_period_end": "2026-12-26T04:08:00.540Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:08:00.540Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z6q86f4gfkkdzdbwgg39a8",
+         *       "correlation_id": "req_prod_06h1c2fm4c8302bazek7cs5aw4d5j",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:42.015Z",
+         *       "created": "2026-11-26T04:08:00.830Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9534,42 +9593,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c2fqb4kcbwgxscadfq9s70sry",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *       "aggregate_id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *       "data": {
-         *         "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1c2fmjzf9saxcx15zbgwcg2t7t",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T01:07:42.036Z",
-         *         "updated": "2026-11-26T01:07:42.036Z",
+         *         "created": "2026-11-26T04:08:00.859Z",
+         *         "updated": "2026-11-26T04:08:00.859Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T01:07:42.036Z",
+         *         "trial_end": "2026-12-03T04:08:00.859Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T01:07:42.036Z",
+         *         "current_period_end": "2026-12-03T04:08:00.859Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:42.036Z",
+         *         "current_period_start": "2026-11-26T04:08:00.859Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:08:00.859Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9614,16 +9673,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c2fe3je0k2xm6d3ctxzerq2ta",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9632,11 +9691,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:07:59.240Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9658,12 +9717,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rhmkywb2b5tfkce0ychxq4",
+         *       "correlation_id": "req_prod_06h1c2fdzyht6989jb8mq26xdcym2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.359Z",
+         *       "created": "2026-11-26T04:07:59.260Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9706,16 +9765,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c2fedy34gtjqsvn0by8gk1aty",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9724,11 +9783,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:07:59.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9736,7 +9795,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9749,11 +9808,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9762,11 +9821,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:07:59.240Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9787,12 +9846,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rycn2wgmz779f65ps9hczw",
+         *       "correlation_id": "req_prod_06h1c2fe8f9f4nac1tenr5t07fwr2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.423Z",
+         *       "created": "2026-11-26T04:07:59.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9835,16 +9894,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c2ff5rfgxxwsmnbz10xzk7cer",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9853,11 +9912,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "paid_at": "2026-11-26T04:07:59.527Z",
+         *         "updated": "2026-11-26T04:07:59.527Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9865,12 +9924,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9878,11 +9937,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9891,11 +9950,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:07:59.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9903,12 +9962,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9916,12 +9975,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c2feq3pzw9d346qvcg8w2grky",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:40.633Z",
+         *       "created": "2026-11-26T04:07:59.534Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoicePaidEvent: {
@@ -9964,16 +10023,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c2ff76w26mw2fanb15873cgkg",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9982,11 +10041,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "paid_at": "2026-11-26T04:07:59.527Z",
+         *         "updated": "2026-11-26T04:07:59.527Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9994,12 +10053,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10007,11 +10066,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10020,11 +10079,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:07:59.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10032,12 +10091,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10045,12 +10104,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1c2feq3pzw9d346qvcg8w2grky",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:40.646Z",
+         *       "created": "2026-11-26T04:07:59.545Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10093,16 +10152,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c2fgrmgh0w0t56ta2642f46w6",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *       "aggregate_id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
          *       "data": {
-         *         "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *         "id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fg4adkdqqzkmd294dr7q4zr",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10111,11 +10170,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.957Z",
+         *         "created": "2026-11-26T04:07:59.773Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.067Z",
+         *         "updated": "2026-11-26T04:07:59.854Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10123,12 +10182,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.067Z",
+         *         "finalized_at": "2026-11-26T04:07:59.854Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *         "payment_intent": "pi_prod_06h1c2fgnjyz7fe15a4c3k4zcmnxw",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10137,12 +10196,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6vwbjk4vsgmk0s5ngt3vam0",
+         *       "correlation_id": "req_prod_06h1c2fgjkv8j3fvj95vvw7sjvdsm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.273Z",
+         *       "created": "2026-11-26T04:07:59.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10185,16 +10244,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c2fh9jwthcsn73yr5kb2p35sa",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *       "aggregate_id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
          *       "data": {
-         *         "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *         "id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fgvrqzgta14khderafkk2dr",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10203,11 +10262,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.307Z",
+         *         "created": "2026-11-26T04:07:59.962Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.345Z",
+         *         "updated": "2026-11-26T04:08:00.018Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10215,12 +10274,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.345Z",
+         *         "finalized_at": "2026-11-26T04:08:00.018Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *         "payment_intent": "pi_prod_06h1c2fh7vj96w4ee3y3c6rk0z6vw",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10229,12 +10288,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6wprw7dv6c3kswb97fss0sj",
+         *       "correlation_id": "req_prod_06h1c2fh411tt0vbdcw840edvfx7p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.391Z",
+         *       "created": "2026-11-26T04:08:00.076Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10277,16 +10336,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c2fprh6hkbygsppbbzfhqd69t",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *       "aggregate_id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
          *       "data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10295,19 +10354,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:08:00.454Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T01:07:41.716Z",
+         *         "updated": "2026-11-27T04:08:00.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:08:00.388Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T01:07:41.716Z",
+         *         "overdue_at": "2026-11-27T04:08:00.388Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:08:00.510Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10320,11 +10379,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10333,19 +10392,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:08:00.454Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.764Z",
+         *         "updated": "2026-11-26T04:08:00.510Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:08:00.388Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:08:00.510Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10358,10 +10417,10 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T01:07:41.716Z",
+         *       "created": "2026-11-27T04:08:00.388Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10406,16 +10465,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c2fhs8bz8hhwbpc2cqqyqmfma",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *       "aggregate_id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
          *       "data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10424,19 +10483,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:08:00.100Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.472Z",
+         *         "updated": "2026-11-26T04:08:00.185Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T01:07:41.472Z",
+         *         "voided_at": "2026-11-26T04:08:00.185Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:08:00.139Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10449,11 +10508,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10462,11 +10521,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:08:00.100Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.446Z",
+         *         "updated": "2026-11-26T04:08:00.139Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10474,7 +10533,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:08:00.139Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10487,12 +10546,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6x3b1tva9hjx2182x5am8z0",
+         *       "correlation_id": "req_prod_06h1c2fhm1dbdvzm3dwwxssamb8by",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.473Z",
+         *       "created": "2026-11-26T04:08:00.202Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10535,16 +10594,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c2fjc0b6649hdr2c1nkdfpm08",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *       "aggregate_id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
          *       "data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10553,11 +10612,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:08:00.266Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.605Z",
+         *         "updated": "2026-11-26T04:08:00.351Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10565,7 +10624,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:08:00.314Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10575,14 +10634,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:08:00.351Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10591,11 +10650,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:08:00.266Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.552Z",
+         *         "updated": "2026-11-26T04:08:00.314Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10603,7 +10662,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:08:00.314Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10616,12 +10675,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6xjy00454n8vmwzdeyqvg9p",
+         *       "correlation_id": "req_prod_06h1c2fj93x3tnn8k79pyxzvpm6ne",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.657Z",
+         *       "created": "2026-11-26T04:08:00.352Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10664,16 +10723,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c2ffscwm8jy7r9dqs81pk56f6",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10682,11 +10741,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "paid_at": "2026-11-26T04:07:59.527Z",
+         *         "updated": "2026-11-26T04:07:59.527Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10694,12 +10753,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:07:59.331Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10708,12 +10767,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6tcqpkzdx51kyvv3n7afd32",
+         *       "correlation_id": "req_prod_06h1c2ffmx1fa68p1xn5hqfkbt9z4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:40.841Z",
+         *       "created": "2026-11-26T04:07:59.692Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10756,16 +10815,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c2fqzaxrcf589xeqqy3bf502p",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *       "aggregate_id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
          *       "data": {
-         *         "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *         "id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "il_prod_06h1c2fqyn9gr9718q15mbr6gbw4e",
+         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10774,20 +10833,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:07:42.036Z",
+         *         "created": "2026-11-30T04:08:00.859Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:07:42.036Z",
+         *         "updated": "2026-11-30T04:08:00.859Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "description": "Subscription sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "subscription": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10800,10 +10859,10 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:08:00.859Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10848,29 +10907,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c2f9nnz0mc1qbpr4yc9sv1y6p",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:07:58.123Z",
+         *         "updated": "2026-11-26T04:07:58.123Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6fkbj5ad7pn83m1vn5aqq56",
+         *       "correlation_id": "req_prod_06h1c2f9n55rnksecth14xj56htka",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.021Z",
+         *       "created": "2026-11-26T04:07:58.125Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10913,39 +10972,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c2fa04rb1e9hjvw773bq1pazj",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.090Z",
+         *         "created": "2026-11-26T04:07:58.123Z",
+         *         "updated": "2026-11-26T04:07:58.207Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:07:58.123Z",
+         *         "updated": "2026-11-26T04:07:58.123Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6frdyzxe09h7z665ze9fqx6",
+         *       "correlation_id": "req_prod_06h1c2f9wwkn72mdc7a80re3nfhsp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.110Z",
+         *       "created": "2026-11-26T04:07:58.209Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -10988,40 +11047,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c2faavc12vvry68c7xkwt0224",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *       "aggregate_id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
          *       "data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:07:58.246Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:38.167Z",
+         *         "updated": "2026-11-26T04:07:58.286Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
-         *         "updated": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:07:58.246Z",
+         *         "updated": "2026-11-26T04:07:58.246Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g6e8nee0f1x6ekajh7n3bm",
+         *       "correlation_id": "req_prod_06h1c2fa6qde76er171sqk5b6gec6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.170Z",
+         *       "created": "2026-11-26T04:07:58.294Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11064,21 +11123,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c2faj4rzxwgthcn65w5p7shrp",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:07:58.347Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:07:57.822Z",
+         *           "updated": "2026-11-26T04:07:58.347Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11091,17 +11150,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g9t126crwzkx9fwf7j0wmy",
+         *       "correlation_id": "req_prod_06h1c2fad4qsqfxj5kct8psbxmbag",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.236Z",
+         *       "created": "2026-11-26T04:07:58.353Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11144,21 +11203,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c2far3htankzgqkpctscz2f86",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:07:58.388Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:07:57.875Z",
+         *           "updated": "2026-11-26T04:07:58.388Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11171,20 +11230,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:07:58.347Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:07:57.822Z",
+         *           "updated": "2026-11-26T04:07:58.347Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11197,16 +11256,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gjvs64z1x73ae6vsqx65e0",
+         *       "correlation_id": "req_prod_06h1c2fanes93fzdwqbttqqev7ddp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.275Z",
+         *       "created": "2026-11-26T04:07:58.400Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11249,21 +11308,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c2fayvyk5sqxghrem5sewdrbw",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:07:58.388Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:07:57.875Z",
+         *           "updated": "2026-11-26T04:07:58.388Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11277,20 +11336,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:07:58.388Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:07:57.875Z",
+         *           "updated": "2026-11-26T04:07:58.388Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11303,16 +11362,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gtf6gy6zan0kgrm6666fme",
+         *       "correlation_id": "req_prod_06h1c2fasmbvneke7dtf06b85zysg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.332Z",
+         *       "created": "2026-11-26T04:07:58.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11355,17 +11414,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c2f8g1y1rx1jzadx4ek1dzx20",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:07:57.822Z",
+         *         "updated": "2026-11-26T04:07:57.822Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11379,12 +11438,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6e5zrbc60bxvpx53n30efe8",
+         *       "correlation_id": "req_prod_06h1c2f8dvz4kkv6sg4f77czctpe0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.679Z",
+         *       "created": "2026-11-26T04:07:57.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CouponCreatedEvent: {
@@ -11427,17 +11486,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c2f8sys6dtr1xnrx2z9j3j2eg",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.816Z",
+         *         "created": "2026-11-26T04:07:57.822Z",
+         *         "updated": "2026-11-26T04:07:57.902Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11450,12 +11509,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:07:57.822Z",
+         *         "updated": "2026-11-26T04:07:57.822Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11468,12 +11527,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6esk7htbsxy82c9xvpqg4e2",
+         *       "correlation_id": "req_prod_06h1c2f8rtxzkg0sdq4vbg62t7dmy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.858Z",
+         *       "created": "2026-11-26T04:07:57.904Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11516,18 +11575,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c2f9821g0s2xr4d1h60he90bm",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *       "aggregate_id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:07:57.938Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.977Z",
+         *         "updated": "2026-11-26T04:07:58.014Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11540,12 +11599,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
-         *         "updated": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:07:57.938Z",
+         *         "updated": "2026-11-26T04:07:57.938Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11558,12 +11617,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6feh1fn849y0qypt0da1rq2",
+         *       "correlation_id": "req_prod_06h1c2f95x0k7hp8zzww67hr6naac",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.981Z",
+         *       "created": "2026-11-26T04:07:58.016Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         CouponDeletedEvent: {
@@ -11606,18 +11665,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c2f6jsyp0870saapv143ha3k0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:07:57.332Z",
+         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "updated": "2026-11-26T04:07:57.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11630,12 +11689,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6cdpw5qzw4de4x8fh2pmd4m",
+         *       "correlation_id": "req_prod_06h1c2f6j1nw525sh4jpfe7285c2t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.239Z",
+         *       "created": "2026-11-26T04:07:57.334Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PriceCreatedEvent: {
@@ -11678,18 +11737,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c2f6s57ba298vywrhjzzgvvqr",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.349Z",
+         *         "created": "2026-11-26T04:07:57.332Z",
+         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "updated": "2026-11-26T04:07:57.383Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11701,13 +11760,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:07:57.332Z",
+         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "updated": "2026-11-26T04:07:57.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11719,12 +11778,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6czdvfx885daqpcpcg7qx3r",
+         *       "correlation_id": "req_prod_06h1c2f6q9v28908d28146hafpyqr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.360Z",
+         *       "created": "2026-11-26T04:07:57.385Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11767,19 +11826,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c2f746q12j61pxs4hsqf5bc6e",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *       "aggregate_id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
          *       "data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:07:57.401Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.485Z",
+         *         "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *         "updated": "2026-11-26T04:07:57.459Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11788,13 +11847,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:07:57.401Z",
+         *         "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *         "updated": "2026-11-26T04:07:57.401Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11803,12 +11862,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6dfa6t01tancrntrxwebk6p",
+         *       "correlation_id": "req_prod_06h1c2f6x6nya1d2g6bs4m0he7288",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.499Z",
+         *       "created": "2026-11-26T04:07:57.473Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         PriceDeletedEvent: {
@@ -11851,29 +11910,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c2f4mn7rdxpa9c5azgqwp5j8j",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:07:56.829Z",
+         *         "updated": "2026-11-26T04:07:56.829Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as64zbsbcrxz1vtnwbypqrm5e",
+         *       "correlation_id": "req_prod_06h1c2f4b9dc9kvqvj2emzahkt8sy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:36.398Z",
+         *       "created": "2026-11-26T04:07:56.837Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         ProductCreatedEvent: {
@@ -11916,39 +11975,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c2f65sctffc2p3wzcpxk87jxm",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.818Z",
+         *         "created": "2026-11-26T04:07:56.829Z",
+         *         "updated": "2026-11-26T04:07:57.226Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:07:56.829Z",
+         *         "updated": "2026-11-26T04:07:56.829Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6acbmm6v7tcs6jf1e5t3gv4",
+         *       "correlation_id": "req_prod_06h1c2f63n3fsmxwvrdjtv91qtp9r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:36.853Z",
+         *       "created": "2026-11-26T04:07:57.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         ProductUpdatedEvent: {
@@ -11991,40 +12050,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c2f8b6dc0za676yvyhfj7hesp",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *       "aggregate_id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
          *       "data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:07:57.286Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.600Z",
+         *         "updated": "2026-11-26T04:07:57.783Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
-         *         "updated": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:07:57.286Z",
+         *         "updated": "2026-11-26T04:07:57.286Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6drpx1ea53fw177fqxcgp26",
+         *       "correlation_id": "req_prod_06h1c2f7nmbfq8tn9yfamxnm621jy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.604Z",
+         *       "created": "2026-11-26T04:07:57.785Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         ProductDeletedEvent: {
@@ -12067,18 +12126,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c2fcz4ay2jfx6f68sn5tw1w7r",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:07:58.953Z",
+         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "updated": "2026-11-26T04:07:58.953Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12087,12 +12146,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.060Z",
+         *       "created": "2026-11-26T04:07:58.969Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         RefundCreatedEvent: {
@@ -12135,18 +12194,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c2fd1tcqj5zr47bcw0e9cpz62",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.065Z",
+         *         "created": "2026-11-26T04:07:58.953Z",
+         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "updated": "2026-11-26T04:07:58.981Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12154,13 +12213,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:07:58.953Z",
+         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "updated": "2026-11-26T04:07:58.953Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12168,12 +12227,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.069Z",
+         *       "created": "2026-11-26T04:07:58.991Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12216,18 +12275,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c2fdxr984e5ht8r494g16ths2",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *       "aggregate_id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
          *       "data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.238Z",
+         *         "created": "2026-11-26T04:07:59.202Z",
+         *         "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
+         *         "updated": "2026-11-26T04:07:59.210Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12235,13 +12294,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.214Z",
+         *         "created": "2026-11-26T04:07:59.202Z",
+         *         "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
+         *         "updated": "2026-11-26T04:07:59.202Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12249,12 +12308,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6r67qgxnynm7q9k4gadj1er",
+         *       "correlation_id": "req_prod_06h1c2fdv17zxs5bmjb4n5c8h088e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.255Z",
+         *       "created": "2026-11-26T04:07:59.214Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
          *     }
          */
         RefundFailedEvent: {
@@ -12295,6 +12354,34 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c2f9d3wpwc6dhcq6y8ydg632p",
+         *       "type": "meter.created",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.055Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c2f9a1bevk0tx8795hgp8t8va",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:07:58.056Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *     }
+         */
         MeterCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12333,6 +12420,45 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c2f9fp20ax2gqatw98n7xs98r",
+         *       "type": "meter.updated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.076Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.055Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c2f9f9kk15mzna0cjv3kabfty",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:07:58.077Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *     }
+         */
         MeterUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12371,6 +12497,45 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c2f9j3a3649f8hfz8fxkyzge4",
+         *       "type": "meter.deactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.095Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.076Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c2f9hmz768cdws30rp1vh00r4",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:07:58.096Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *     }
+         */
         MeterDeactivatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12409,6 +12574,45 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c2f9khqd2cj8makghgh01ns9r",
+         *       "type": "meter.reactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.107Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T04:07:58.055Z",
+         *         "updated": "2026-11-26T04:07:58.095Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c2f9k7zdptscxa8kw6bcye8qg",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:07:58.108Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *     }
+         */
         MeterReactivatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12899,22 +13103,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1c2fb7fbbe9ngr858yembezq16",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:07:58.521Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -12972,22 +13176,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1c2fbfbpzhy3q499kdm7x23fdt",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *           "id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:38.623Z",
+         *           "created": "2026-11-26T04:07:58.584Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "payment_intent": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -13024,22 +13228,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1c2fd2wrr1rnvxsmbma7x414tc",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:07:58.521Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13080,32 +13284,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1c2fn4jrtf7dhv721nqctk38kj",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795655262,
+         *       "created": 1795666081,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:08:01.015Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:08:01.015Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:08:01.015Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13210,22 +13414,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1c2fp4xvvfmzpqse4qfq4wq2bg",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795666081,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:08:01.281Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:08:01.318Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13234,10 +13438,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:08:01.281Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13254,7 +13458,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.209Z",
+         *           "updated": "2026-11-26T04:08:01.281Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13289,23 +13493,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1c2fp8tvvv6sddedrgh257qtg6",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795655262,
+         *       "created": 1795666081,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:08:01.281Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.288Z",
+         *           "updated": "2026-11-26T04:08:01.348Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13314,10 +13518,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:08:01.281Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13334,7 +13538,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:08:01.318Z",
          *           "deleted": null
          *         }
          *       }
@@ -13427,32 +13631,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1c2fny1zjy85924qe43mmc9jh0",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795666081,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:08:01.015Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.181Z",
+         *           "updated": "2026-11-26T04:08:01.261Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *           "customer": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:08:01.015Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13460,17 +13664,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T01:07:42.181Z",
+         *           "completed_at": "2026-11-26T04:08:01.261Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *           "payment_intent": "pi_prod_06h1c2fnjrvs2n8sw6s9z8ahr68re",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:08:01.015Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13509,32 +13713,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1c2fq4qfc1j66ad2mnrh4ta1cg",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795741662,
+         *       "created": 1795752481,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T01:07:42.359Z",
+         *           "created": "2026-11-26T04:08:01.361Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T01:07:42.359Z",
+         *           "updated": "2026-11-27T04:08:01.361Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T01:07:42.359Z",
-         *           "expires_at": "2026-11-27T01:07:42.359Z",
+         *           "expired_at": "2026-11-27T04:08:01.361Z",
+         *           "expires_at": "2026-11-27T04:08:01.361Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13552,7 +13756,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.359Z",
+         *           "updated": "2026-11-26T04:08:01.361Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13587,22 +13791,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1c2fb5s1v23vy9gn6h7snxwq3t",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:07:58.498Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.360Z",
+         *           "updated": "2026-11-26T04:07:58.498Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13679,22 +13883,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1c2fb71z9ptepgnk586zt3f854",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:07:58.498Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:07:58.513Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13707,7 +13911,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.360Z"
+         *           "updated": "2026-11-26T04:07:58.498Z"
          *         }
          *       }
          *     }
@@ -13741,22 +13945,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1c2fbse3qaqprdcv39zz2z62yr",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *           "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T01:07:38.808Z",
+         *           "created": "2026-11-26T04:07:58.627Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.823Z",
+         *           "updated": "2026-11-26T04:07:58.659Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13769,7 +13973,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.808Z"
+         *           "updated": "2026-11-26T04:07:58.627Z"
          *         }
          *       }
          *     }
@@ -13803,22 +14007,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1c2fce759vhdtvw3wamg2eh8s8",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795655259,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:07:58.794Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:07:58.831Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13831,7 +14035,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:39.202Z",
+         *           "updated": "2026-11-26T04:07:58.811Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -13866,22 +14070,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1c2fb7pj16820h0dr70ghpkxtj",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:07:58.498Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.454Z",
+         *           "updated": "2026-11-26T04:07:58.524Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13894,7 +14098,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:07:58.513Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13929,26 +14133,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1c2fch2m1a04tt1gwbbjth1cf4",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795655259,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:07:58.794Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.841Z",
+         *           "updated": "2026-11-26T04:07:58.855Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T01:07:39.841Z",
+         *           "canceled_at": "2026-11-26T04:07:58.855Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -13957,7 +14161,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:07:58.831Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -13993,22 +14197,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1c2fbfs41jmxh2txav70kz8j08",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T01:07:38.564Z",
+         *           "created": "2026-11-26T04:07:58.570Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.667Z",
+         *           "updated": "2026-11-26T04:07:58.587Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14021,7 +14225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.578Z",
+         *           "updated": "2026-11-26T04:07:58.579Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -14057,22 +14261,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1c2fc1fmbpmnyp9qzx17ay6jb2",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *           "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T01:07:38.893Z",
+         *           "created": "2026-11-26T04:07:58.718Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.965Z",
+         *           "updated": "2026-11-26T04:07:58.730Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14085,7 +14289,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.929Z",
+         *           "updated": "2026-11-26T04:07:58.721Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14120,37 +14324,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1c2fk7a6f02an2cf74yjkj5dnt",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "created": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:08:00.540Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *           "current_period_end": "2026-12-26T04:08:00.540Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:08:00.540Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14232,28 +14436,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1c2fkbynhz6h7y9r7q0z26nktg",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "created": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:08:00.604Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14261,14 +14465,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *           "current_period_end": "2026-12-26T04:08:00.540Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:08:00.540Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T04:08:00.540Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14303,44 +14507,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1c2fksryy8g844vjsfjyqeaqp0",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "created": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:08:00.687Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T01:07:41.944Z",
+         *           "paused_at": "2026-11-26T04:08:00.687Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *           "current_period_end": "2026-12-26T04:08:00.540Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:08:00.540Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "updated": "2026-11-26T04:08:00.604Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14375,28 +14579,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1c2fm0xf6kradan34qwqc6spxg",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "created": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:08:00.772Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14404,16 +14608,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *           "current_period_end": "2026-12-26T04:08:00.540Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:08:00.540Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T01:07:41.944Z",
-         *           "paused_at": "2026-11-26T01:07:41.944Z"
+         *           "updated": "2026-11-26T04:08:00.687Z",
+         *           "paused_at": "2026-11-26T04:08:00.687Z"
          *         }
          *       }
          *     }
@@ -14447,44 +14651,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1c2fm7seh5xx6dg7hnej7c8n3p",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795655262,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:42.009Z",
+         *           "created": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:08:00.822Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancelled_at": "2026-11-26T04:08:00.822Z",
+         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
+         *           "current_period_end": "2026-12-26T04:08:00.540Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:08:00.540Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "updated": "2026-11-26T04:08:00.772Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14519,37 +14723,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1c2fqb4kcbwgxscadfq9s70sry",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796000862,
+         *       "created": 1796011680,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1c2fmjzf9saxcx15zbgwcg2t7t",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T01:07:42.036Z",
-         *           "updated": "2026-11-26T01:07:42.036Z",
+         *           "created": "2026-11-26T04:08:00.859Z",
+         *           "updated": "2026-11-26T04:08:00.859Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T01:07:42.036Z",
+         *           "trial_end": "2026-12-03T04:08:00.859Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T01:07:42.036Z",
+         *           "current_period_end": "2026-12-03T04:08:00.859Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:42.036Z",
+         *           "current_period_start": "2026-11-26T04:08:00.859Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14584,19 +14788,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1c2fe3je0k2xm6d3ctxzerq2ta",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14605,11 +14809,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:07:59.240Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:07:59.240Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14713,19 +14917,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1c2fedy34gtjqsvn0by8gk1aty",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14734,11 +14938,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:07:59.240Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:07:59.331Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14746,7 +14950,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:07:59.331Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14760,7 +14964,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:07:59.240Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -14795,19 +14999,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1c2ff5rfgxxwsmnbz10xzk7cer",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14816,11 +15020,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:07:59.240Z",
+         *           "paid_at": "2026-11-26T04:07:59.527Z",
+         *           "updated": "2026-11-26T04:07:59.527Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14828,12 +15032,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:07:59.331Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14843,7 +15047,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:07:59.331Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14879,19 +15083,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1c2ff76w26mw2fanb15873cgkg",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14900,11 +15104,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:07:59.240Z",
+         *           "paid_at": "2026-11-26T04:07:59.527Z",
+         *           "updated": "2026-11-26T04:07:59.527Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14912,12 +15116,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:07:59.331Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14927,7 +15131,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:07:59.331Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14963,19 +15167,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1c2fgrmgh0w0t56ta2642f46w6",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *           "id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fg4adkdqqzkmd294dr7q4zr",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14984,11 +15188,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.957Z",
+         *           "created": "2026-11-26T04:07:59.773Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.067Z",
+         *           "updated": "2026-11-26T04:07:59.854Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14996,12 +15200,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.067Z",
+         *           "finalized_at": "2026-11-26T04:07:59.854Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *           "payment_intent": "pi_prod_06h1c2fgnjyz7fe15a4c3k4zcmnxw",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15040,19 +15244,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1c2fh9jwthcsn73yr5kb2p35sa",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *           "id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fgvrqzgta14khderafkk2dr",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15061,11 +15265,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.307Z",
+         *           "created": "2026-11-26T04:07:59.962Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.345Z",
+         *           "updated": "2026-11-26T04:08:00.018Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15073,12 +15277,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.345Z",
+         *           "finalized_at": "2026-11-26T04:08:00.018Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *           "payment_intent": "pi_prod_06h1c2fh7vj96w4ee3y3c6rk0z6vw",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15117,19 +15321,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1c2fprh6hkbygsppbbzfhqd69t",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795741661,
+         *       "created": 1795752480,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *           "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15138,19 +15342,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.737Z",
+         *           "created": "2026-11-26T04:08:00.454Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T01:07:41.716Z",
+         *           "updated": "2026-11-27T04:08:00.388Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
-         *           "due_date": "2026-11-27T01:07:41.716Z",
+         *           "due_date": "2026-11-27T04:08:00.388Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T01:07:41.716Z",
+         *           "overdue_at": "2026-11-27T04:08:00.388Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.764Z",
+         *           "finalized_at": "2026-11-26T04:08:00.510Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15163,7 +15367,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.764Z",
+         *           "updated": "2026-11-26T04:08:00.510Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15198,19 +15402,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1c2fhs8bz8hhwbpc2cqqyqmfma",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *           "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15219,19 +15423,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T01:07:41.422Z",
+         *           "created": "2026-11-26T04:08:00.100Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.472Z",
+         *           "updated": "2026-11-26T04:08:00.185Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T01:07:41.472Z",
+         *           "voided_at": "2026-11-26T04:08:00.185Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.446Z",
+         *           "finalized_at": "2026-11-26T04:08:00.139Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15245,7 +15449,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.446Z",
+         *           "updated": "2026-11-26T04:08:00.139Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15280,19 +15484,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1c2fjc0b6649hdr2c1nkdfpm08",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795666080,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *           "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15301,11 +15505,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T01:07:41.497Z",
+         *           "created": "2026-11-26T04:08:00.266Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.605Z",
+         *           "updated": "2026-11-26T04:08:00.351Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15313,7 +15517,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.552Z",
+         *           "finalized_at": "2026-11-26T04:08:00.314Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15323,11 +15527,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:08:00.351Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.552Z",
+         *           "updated": "2026-11-26T04:08:00.314Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15362,19 +15566,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1c2ffscwm8jy7r9dqs81pk56f6",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
+         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15383,11 +15587,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:07:59.240Z",
+         *           "paid_at": "2026-11-26T04:07:59.527Z",
+         *           "updated": "2026-11-26T04:07:59.527Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15395,12 +15599,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:07:59.331Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15439,19 +15643,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1c2fqzaxrcf589xeqqy3bf502p",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796000862,
+         *       "created": 1796011680,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *           "id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "il_prod_06h1c2fqyn9gr9718q15mbr6gbw4e",
+         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -15460,20 +15664,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T01:07:42.036Z",
+         *           "created": "2026-11-30T04:08:00.859Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:07:42.036Z",
+         *           "updated": "2026-11-30T04:08:00.859Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "description": "Subscription sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "subscription": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -15516,20 +15720,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1c2f9nnz0mc1qbpr4yc9sv1y6p",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.014Z",
+         *           "created": "2026-11-26T04:07:58.123Z",
+         *           "updated": "2026-11-26T04:07:58.123Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -15591,27 +15795,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1c2fa04rb1e9hjvw773bq1pazj",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.090Z",
+         *           "created": "2026-11-26T04:07:58.123Z",
+         *           "updated": "2026-11-26T04:07:58.207Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T01:07:38.014Z"
+         *           "updated": "2026-11-26T04:07:58.123Z"
          *         }
          *       }
          *     }
@@ -15645,27 +15849,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1c2faavc12vvry68c7xkwt0224",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *           "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.128Z",
+         *           "created": "2026-11-26T04:07:58.246Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:38.167Z",
+         *           "updated": "2026-11-26T04:07:58.286Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:38.128Z",
+         *           "updated": "2026-11-26T04:07:58.246Z",
          *           "deleted": null
          *         }
          *       }
@@ -15726,24 +15930,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1c2faj4rzxwgthcn65w5p7shrp",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:07:58.347Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:07:57.822Z",
+         *             "updated": "2026-11-26T04:07:58.347Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15756,7 +15960,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false
          *         }
          *       }
@@ -15809,24 +16013,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1c2far3htankzgqkpctscz2f86",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:07:58.388Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:07:57.875Z",
+         *             "updated": "2026-11-26T04:07:58.388Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15839,18 +16043,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:07:58.347Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:07:57.822Z",
+         *             "updated": "2026-11-26T04:07:58.347Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15895,24 +16099,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1c2fayvyk5sqxghrem5sewdrbw",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:07:58.388Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:07:57.875Z",
+         *             "updated": "2026-11-26T04:07:58.388Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15926,7 +16130,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -15983,20 +16187,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1c2f8g1y1rx1jzadx4ek1dzx20",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.666Z",
+         *           "created": "2026-11-26T04:07:57.822Z",
+         *           "updated": "2026-11-26T04:07:57.822Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16078,20 +16282,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1c2f8sys6dtr1xnrx2z9j3j2eg",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.816Z",
+         *           "created": "2026-11-26T04:07:57.822Z",
+         *           "updated": "2026-11-26T04:07:57.902Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16105,7 +16309,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T01:07:37.666Z"
+         *           "updated": "2026-11-26T04:07:57.822Z"
          *         }
          *       }
          *     }
@@ -16139,21 +16343,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1c2f9821g0s2xr4d1h60he90bm",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *           "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.913Z",
+         *           "created": "2026-11-26T04:07:57.938Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.977Z",
+         *           "updated": "2026-11-26T04:07:58.014Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16167,7 +16371,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T01:07:37.913Z",
+         *           "updated": "2026-11-26T04:07:57.938Z",
          *           "deleted": null
          *         }
          *       }
@@ -16241,21 +16445,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1c2f6jsyp0870saapv143ha3k0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "created": "2026-11-26T04:07:57.332Z",
+         *           "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *           "updated": "2026-11-26T04:07:57.332Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16311,7 +16515,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -16332,21 +16549,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1c2f6s57ba298vywrhjzzgvvqr",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.349Z",
+         *           "created": "2026-11-26T04:07:57.332Z",
+         *           "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *           "updated": "2026-11-26T04:07:57.383Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16358,7 +16575,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "updated": "2026-11-26T04:07:57.332Z",
          *           "nickname": null
          *         }
          *       }
@@ -16393,22 +16610,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1c2f746q12j61pxs4hsqf5bc6e",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *           "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.414Z",
+         *           "created": "2026-11-26T04:07:57.401Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *           "updated": "2026-11-26T01:07:37.485Z",
+         *           "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *           "updated": "2026-11-26T04:07:57.459Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16417,7 +16634,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.414Z",
+         *           "updated": "2026-11-26T04:07:57.401Z",
          *           "deleted": null
          *         }
          *       }
@@ -16465,7 +16682,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -16487,20 +16717,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1c2f4mn7rdxpa9c5azgqwp5j8j",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795655256,
+         *       "created": 1795666076,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "created": "2026-11-26T04:07:56.829Z",
+         *           "updated": "2026-11-26T04:07:56.829Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16561,26 +16791,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1c2f65sctffc2p3wzcpxk87jxm",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795655256,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.818Z",
+         *           "created": "2026-11-26T04:07:56.829Z",
+         *           "updated": "2026-11-26T04:07:57.226Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T04:07:56.829Z",
          *           "description": null
          *         }
          *       }
@@ -16615,27 +16845,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1c2f8b6dc0za676yvyhfj7hesp",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795666077,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:37.062Z",
+         *           "created": "2026-11-26T04:07:57.286Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.600Z",
+         *           "updated": "2026-11-26T04:07:57.783Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.062Z",
+         *           "updated": "2026-11-26T04:07:57.286Z",
          *           "deleted": null
          *         }
          *       }
@@ -16695,21 +16925,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1c2fcz4ay2jfx6f68sn5tw1w7r",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.054Z",
+         *           "created": "2026-11-26T04:07:58.953Z",
+         *           "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *           "updated": "2026-11-26T04:07:58.953Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16776,21 +17006,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1c2fd1tcqj5zr47bcw0e9cpz62",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666078,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.065Z",
+         *           "created": "2026-11-26T04:07:58.953Z",
+         *           "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *           "updated": "2026-11-26T04:07:58.981Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16799,7 +17029,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.054Z"
+         *           "updated": "2026-11-26T04:07:58.953Z"
          *         }
          *       }
          *     }
@@ -16833,21 +17063,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1c2fdxr984e5ht8r494g16ths2",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795666079,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *           "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:40.214Z",
-         *           "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *           "updated": "2026-11-26T01:07:40.238Z",
+         *           "created": "2026-11-26T04:07:59.202Z",
+         *           "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
+         *           "updated": "2026-11-26T04:07:59.210Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16856,7 +17086,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.214Z",
+         *           "updated": "2026-11-26T04:07:59.202Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -16888,7 +17118,31 @@ export type components = {
                 previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `meter.created`. */
+        /**
+         * @description The webhook body of `meter.created`.
+         * @example {
+         *       "id": "evt_prod_06h1c2f9d3wpwc6dhcq6y8ydg632p",
+         *       "object": "event",
+         *       "type": "meter.created",
+         *       "sequence": 1,
+         *       "created": 1795666078,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:07:58.055Z",
+         *           "updated": "2026-11-26T04:07:58.055Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "API requests"
+         *         }
+         *       }
+         *     }
+         */
         MeterCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16946,7 +17200,35 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `meter.updated`. */
+        /**
+         * @description The webhook body of `meter.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1c2f9fp20ax2gqatw98n7xs98r",
+         *       "object": "event",
+         *       "type": "meter.updated",
+         *       "sequence": 2,
+         *       "created": 1795666078,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:07:58.055Z",
+         *           "updated": "2026-11-26T04:07:58.076Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T04:07:58.055Z",
+         *           "display_name": "API requests"
+         *         }
+         *       }
+         *     }
+         */
         MeterUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16973,7 +17255,35 @@ export type components = {
                 previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `meter.deactivated`. */
+        /**
+         * @description The webhook body of `meter.deactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1c2f9j3a3649f8hfz8fxkyzge4",
+         *       "object": "event",
+         *       "type": "meter.deactivated",
+         *       "sequence": 3,
+         *       "created": 1795666078,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "object": "meter",
+         *           "status": "inactive",
+         *           "created": "2026-11-26T04:07:58.055Z",
+         *           "updated": "2026-11-26T04:07:58.095Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-26T04:07:58.076Z"
+         *         }
+         *       }
+         *     }
+         */
         MeterDeactivatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -17000,7 +17310,35 @@ export type components = {
                 previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `meter.reactivated`. */
+        /**
+         * @description The webhook body of `meter.reactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1c2f9khqd2cj8makghgh01ns9r",
+         *       "object": "event",
+         *       "type": "meter.reactivated",
+         *       "sequence": 4,
+         *       "created": 1795666078,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:07:58.055Z",
+         *           "updated": "2026-11-26T04:07:58.107Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "inactive",
+         *           "updated": "2026-11-26T04:07:58.095Z"
+         *         }
+         *       }
+         *     }
+         */
         MeterReactivatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
