@@ -96,7 +96,9 @@ export async function createSubscription({
   }));
   // Without a trial the first period is billed now: the draft comes first (invoice.created), then
   // the subscription pointing at it (customer.subscription.created), then its finalization.
-  const draft = trialEnd ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
+  // Only metered items: nothing is billed in advance; the first invoice is the first period's usage.
+  const allMetered = checked.resolved.every((r) => r.price.usageType === "metered");
+  const draft = trialEnd || allMetered ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
 
   const created = await withChangeTransaction(async (tx) => {
     const [locked] = await tx
