@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { subscriptionItems, subscriptions } from "@/db/schema";
+import { prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { ChangeTransaction } from "@/lib/events/transaction";
@@ -60,6 +60,8 @@ export async function updateSubscriptionItem({
 }: Verb<{ id: string; itemId: string; quantity: number }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
     const item = itemOf(subscription, items, input.itemId);
+    const [price] = await tx.select().from(prices).where(eq(prices.id, item.priceId));
+    if (price) refuseMeteredQuantity(price, input.quantity, "quantity");
     if (item.quantity === input.quantity) return false;
     await tx.update(subscriptionItems).set({ quantity: input.quantity, updated: now }).where(eq(subscriptionItems.id, item.id));
     return true;
