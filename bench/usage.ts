@@ -13,7 +13,7 @@
  */
 import "./limits";
 import { performance } from "node:perf_hooks";
-import { loadSyntheticUsage } from "@/db/synthetic-usage";
+import { ensureUsagePartitionsFor, loadSyntheticUsage } from "@/db/synthetic-usage";
 import { newId } from "@/lib/ids";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option } from "./http";
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     );
 
     // (1) The floor: the same rows by a bare postgres.js script, batches of 500 at 4 connections.
+    await ensureUsagePartitionsFor(sql, new Date(Date.now() - 31 * 86_400_000), new Date(Date.now() + 86_400_000));
     let floorRows = 0;
     const floorEnd = performance.now() + SECONDS * 1000;
     await Promise.all(

@@ -20,7 +20,7 @@ export type UsageLoadOptions = {
 const monthStart = (date: Date, offset = 0) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + offset, 1));
 
 /** The monthly partitions [from, to] needs (the app makes them the same way: lib/usage/partitions.ts). */
-async function ensurePartitions(sql: postgres.Sql, from: Date, to: Date): Promise<void> {
+export async function ensureUsagePartitionsFor(sql: postgres.Sql, from: Date, to: Date): Promise<void> {
   for (let month = monthStart(from); month.getTime() <= to.getTime(); month = monthStart(month, 1)) {
     const name = `usage_events_${month.getUTCFullYear()}${String(month.getUTCMonth() + 1).padStart(2, "0")}`;
     const [exists] = await sql`select 1 from pg_class where relname = ${name}`;
@@ -41,20 +41,20 @@ export async function loadSyntheticUsage(sql: postgres.Sql, options: UsageLoadOp
   if (meters.length === 0 || customers.length === 0) {
     throw new Error(`Account ${accountId} needs at least one active meter and one customer to load usage into.`);
   }
-  await ensurePartitions(sql, options.from, options.to);
+  await ensureUsagePartitionsFor(sql, options.from, options.to);
   const tag = randomBytes(4).toString("hex");
   const chunk = options.chunk ?? 50_000;
   const from = options.from.toISOString();
   const spanMs = options.to.getTime() - options.from.getTime();
   const meterIds = meters.map((m) => m.id);
-  const uniques = meters.map((m) => m.aggregation === "unique_count");
+  const aggregations = meters.map((m) => m.aggregation);
   const customerIds = customers.map((c) => c.id);
   for (let start = 0; start < events; start += chunk) {
     const end = Math.min(events, start + chunk) - 1;
     await sql`
       with rows as (
         select g, (${meterIds}::text[])[1 + g % ${meterIds.length}] as meter_id,
-          (${uniques}::boolean[])[1 + g % ${meterIds.length}] as is_unique,
+          (${aggregations}::text[])[1 + g % ${meterIds.length}] = 'unique_count' as is_unique,
           (${customerIds}::text[])[1 + (g / ${meterIds.length}) % ${customerIds.length}] as customer_id,
           ${from}::timestamptz + (${spanMs}::float8 * g / ${events}) * interval '1 millisecond' as ts
         from generate_series(${start}::bigint, ${end}::bigint) as g

@@ -30,7 +30,7 @@ export const meters = pgTable(
 
 /**
  * Every identifier an account has ingested (the deduplication table): one row per accepted event,
- * kept as long as its event (at least 35 days; docs/usage-billing.md "Retention"). `body_hash` tells
+ * kept as long as its event (at least 35 days; docs/usage-billing.md, "Storage and scale"). `body_hash` tells
  * a retry (`duplicate`) from a different event reusing the identifier (a conflict).
  */
 export const usageEventKeys = pgTable(

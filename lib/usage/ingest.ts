@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { customers, meters, subscriptions, usageEventKeys } from "@/db/schema";
+import { usageEventKeys } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { rowsOf } from "@/lib/rows";
 import { ensureUsagePartitions } from "./partitions";
 import { UsageEventInput, type UsageEventBody, type UsageEventErrorCode, type UsageEventResultObject } from "./schema";
-import { usageGraceSeconds } from "./settings";
+import { usageGraceSql } from "./settings";
 
 /** How far ahead of the account's clock a timestamp may be. */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -58,38 +58,36 @@ function valueOf(meter: MeterInfo, payload: UsageEventBody["payload"]): { value:
   return { value, unique: null };
 }
 
-/** The account's active meters by event name, its live customers and each one's oldest open period start. */
+/**
+ * The account's active meters by event name, its live customers, each one's oldest open period
+ * start and the account's usage grace: one statement (a one-event request makes one round trip
+ * before its insert).
+ */
 async function lookups(accountId: string, bodies: UsageEventBody[]) {
   const db = await getDb();
-  const names = [...new Set(bodies.map((b) => b.event_name))];
-  const customerIds = [...new Set(bodies.map((b) => b.customer))];
-  const [meterRows, customerRows, periodRows, grace] = await Promise.all([
-    db
-      .select({ id: meters.id, eventName: meters.eventName, aggregation: meters.aggregation, valueKey: meters.valueKey })
-      .from(meters)
-      .where(and(eq(meters.accountId, accountId), eq(meters.active, true), inArray(meters.eventName, names))),
-    db
-      .select({ id: customers.id })
-      .from(customers)
-      .where(and(eq(customers.accountId, accountId), isNull(customers.deletedAt), inArray(customers.id, customerIds))),
-    db
-      .select({ customerId: subscriptions.customerId, start: sql<string>`min(${subscriptions.currentPeriodStart})`.mapWith(String) })
-      .from(subscriptions)
-      .where(
-        and(
-          eq(subscriptions.accountId, accountId),
-          inArray(subscriptions.customerId, customerIds),
-          ne(subscriptions.status, "cancelled"),
-        ),
-      )
-      .groupBy(subscriptions.customerId),
-    usageGraceSeconds(accountId),
-  ]);
+  const names = JSON.stringify([...new Set(bodies.map((b) => b.event_name))]);
+  const customerIds = JSON.stringify([...new Set(bodies.map((b) => b.customer))]);
+  const [row] = rowsOf<{ meters: MeterInfo[] | null; customers: string[] | null; periods: { c: string; s: string }[] | null; grace: number }>(
+    await db.execute(sql`select
+      (select json_agg(json_build_object('id', id, 'eventName', event_name, 'aggregation', aggregation, 'valueKey', value_key))
+        from meters where account_id = ${accountId} and active
+        and event_name in (select jsonb_array_elements_text(${names}::jsonb))) as meters,
+      (select json_agg(id) from customers where account_id = ${accountId} and deleted_at is null
+        and id in (select jsonb_array_elements_text(${customerIds}::jsonb))) as customers,
+      (select json_agg(json_build_object('c', customer_id, 's', (extract(epoch from s) * 1000)::bigint)) from (
+        select customer_id, min(current_period_start) as s from subscriptions
+        where account_id = ${accountId} and status <> 'cancelled'
+          and customer_id in (select jsonb_array_elements_text(${customerIds}::jsonb))
+        group by customer_id) as p) as periods,
+      ${usageGraceSql(accountId)} as grace`),
+  );
   return {
-    meterByName: new Map<string, MeterInfo>(meterRows.map((m) => [m.eventName, m])),
-    customerIds: new Set(customerRows.map((c) => c.id)),
-    periodStart: new Map(periodRows.map((p) => [p.customerId, new Date(p.start)])),
-    graceMs: grace * 1000,
+    meterByName: new Map<string, MeterInfo & { eventName: string }>(
+      ((row?.meters ?? []) as (MeterInfo & { eventName: string })[]).map((m) => [m.eventName, m]),
+    ),
+    customerIds: new Set(row?.customers ?? []),
+    periodStart: new Map((row?.periods ?? []).map((p) => [p.c, new Date(Number(p.s))])),
+    graceMs: Number(row?.grace ?? 3600) * 1000,
   };
 }
 

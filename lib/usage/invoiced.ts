@@ -7,7 +7,7 @@ import { usageGraceSeconds } from "./settings";
 /**
  * Refuses (409 `usage_event_locked`) a change to an event whose period is closed: it lies before
  * the customer's open period and that period began more than the grace window ago, so the
- * previous period's invoice is final (docs/usage-billing.md, "Late events and finalization").
+ * previous period's invoice is final (docs/usage-billing.md, "Usage on invoices").
  */
 export async function lockedUsagePeriod(
   tx: Transaction,

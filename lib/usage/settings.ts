@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { accounts } from "@/db/schema";
 
@@ -10,4 +10,9 @@ export async function usageGraceSeconds(accountId: string, executor?: Executor):
   const db = executor ?? (await getDb());
   const [row] = await db.select({ grace: accounts.usageGraceSeconds }).from(accounts).where(eq(accounts.id, accountId));
   return row?.grace ?? 3600;
+}
+
+/** The same setting as a scalar subquery, for a statement that reads it with other things. */
+export function usageGraceSql(accountId: string): SQL<number> {
+  return sql<number>`(select ${accounts.usageGraceSeconds} from ${accounts} where ${accounts.id} = ${accountId})`;
 }
