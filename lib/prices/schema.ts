@@ -90,7 +90,11 @@ export const PriceCreateInput = z
       issues.addIssue({ code: "custom", path: ["recurring", "meter"], message: "Only with usage_type metered." });
     }
   })
-  .meta({ id: "PriceCreateInput" });
+  // A whole example: unit_amount_atom is required only with the default billing scheme.
+  .meta({
+    id: "PriceCreateInput",
+    example: { product: "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5", currency: "usd", unit_amount_atom: 1500, type: "recurring", recurring: { interval: "month" } },
+  });
 
 // Amount, currency, type and schedule are what a customer agreed to pay: never edited in place.
 const immutable = (field: string) =>

@@ -4009,6 +4009,17 @@ export type components = {
                 [key: string]: string | null;
             };
         };
+        /**
+         * @example {
+         *       "product": "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "currency": "usd",
+         *       "unit_amount_atom": 1500,
+         *       "type": "recurring",
+         *       "recurring": {
+         *         "interval": "month"
+         *       }
+         *     }
+         */
         PriceCreateInput: {
             /** @description The product (`prod_…`) of this account the price belongs to. */
             product: string;
@@ -7577,31 +7588,31 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fb7fbbe9ngr858yembezq16",
+         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *       "data": {
-         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:07:58.521Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.523Z",
+         *       "created": "2026-11-26T04:20:24.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7644,31 +7655,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fbfbpzhy3q499kdm7x23fdt",
+         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
+         *       "aggregate_id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *       "data": {
-         *         "id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
+         *         "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:07:58.584Z",
+         *         "created": "2026-11-26T04:20:24.613Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *         "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fbbwgedys7s05g3cnq4jt2w",
+         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.586Z",
+         *       "created": "2026-11-26T04:20:24.623Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentFailedEvent: {
@@ -7711,43 +7722,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fd2wrr1rnvxsmbma7x414tc",
+         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *       "data": {
-         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:07:58.521Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:07:58.521Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.999Z",
+         *       "created": "2026-11-26T04:20:24.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7790,29 +7801,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fn4jrtf7dhv721nqctk38kj",
+         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *       "data": {
-         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.015Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.015Z",
+         *         "updated": "2026-11-26T04:20:25.260Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.015Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7830,12 +7841,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fmwyskse775f45tfshq6q7r",
+         *       "correlation_id": "req_prod_06h1c5ag5aet12c9k9dansx7p7gwr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:08:01.060Z",
+         *       "created": "2026-11-26T04:20:25.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7878,19 +7889,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fp4xvvfmzpqse4qfq4wq2bg",
+         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *       "data": {
-         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.281Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.318Z",
+         *         "updated": "2026-11-26T04:20:25.342Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7899,10 +7910,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.281Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7919,24 +7930,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.281Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.281Z",
+         *         "updated": "2026-11-26T04:20:25.329Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.281Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7953,12 +7964,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fp3x6ec8x1h5xjtysdrbn9p",
+         *       "correlation_id": "req_prod_06h1c5agfcjy94jsx0x9s3pyj8x2c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:08:01.319Z",
+         *       "created": "2026-11-26T04:20:25.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -8001,20 +8012,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fp8tvvv6sddedrgh257qtg6",
+         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *       "data": {
-         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.281Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.348Z",
+         *         "updated": "2026-11-26T04:20:25.356Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8023,10 +8034,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.281Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8043,14 +8054,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.281Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.318Z",
+         *         "updated": "2026-11-26T04:20:25.342Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8059,10 +8070,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.281Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8079,12 +8090,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fp70qn3dykvntvxz6g3rzm6",
+         *       "correlation_id": "req_prod_06h1c5aghb971fws4rvswbakb30vt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:08:01.350Z",
+         *       "created": "2026-11-26T04:20:25.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -8127,29 +8138,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fny1zjy85924qe43mmc9jh0",
+         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *       "data": {
-         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:08:01.015Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.261Z",
+         *         "updated": "2026-11-26T04:20:25.314Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de",
+         *         "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.015Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8157,33 +8168,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:08:01.261Z",
+         *         "completed_at": "2026-11-26T04:20:25.314Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1c2fnjrvs2n8sw6s9z8ahr68re",
+         *         "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.015Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.015Z",
+         *         "updated": "2026-11-26T04:20:25.260Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.015Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8200,12 +8211,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fnaecycnreawes937bspy6m",
+         *       "correlation_id": "req_prod_06h1c5ag8hxyqssjjwj73ka5js1nc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:08:01.264Z",
+         *       "created": "2026-11-26T04:20:25.318Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de"
+         *       "actor_id": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8248,29 +8259,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fq4qfc1j66ad2mnrh4ta1cg",
+         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *       "aggregate_id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *       "data": {
-         *         "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:08:01.361Z",
+         *         "created": "2026-11-26T04:20:25.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:08:01.361Z",
+         *         "updated": "2026-11-27T04:20:25.366Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:08:01.361Z",
-         *         "expires_at": "2026-11-27T04:08:01.361Z",
+         *         "expired_at": "2026-11-27T04:20:25.366Z",
+         *         "expires_at": "2026-11-27T04:20:25.366Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8287,24 +8298,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
-         *         "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:01.361Z",
+         *         "created": "2026-11-26T04:20:25.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:08:01.361Z",
+         *         "updated": "2026-11-26T04:20:25.366Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:08:01.361Z",
+         *         "expires_at": "2026-11-27T04:20:25.366Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8321,10 +8332,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:08:01.361Z",
+         *       "created": "2026-11-27T04:20:25.366Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8369,19 +8380,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fb5s1v23vy9gn6h7snxwq3t",
+         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:07:58.498Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.498Z",
+         *         "updated": "2026-11-26T04:20:24.574Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8394,12 +8405,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.510Z",
+         *       "created": "2026-11-26T04:20:24.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8442,19 +8453,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fb71z9ptepgnk586zt3f854",
+         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:07:58.498Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.513Z",
+         *         "updated": "2026-11-26T04:20:24.578Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8466,14 +8477,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:07:58.498Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.498Z",
+         *         "updated": "2026-11-26T04:20:24.574Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8485,12 +8496,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.520Z",
+         *       "created": "2026-11-26T04:20:24.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8533,19 +8544,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fbse3qaqprdcv39zz2z62yr",
+         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
+         *       "aggregate_id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
+         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:07:58.627Z",
+         *         "created": "2026-11-26T04:20:24.637Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.659Z",
+         *         "updated": "2026-11-26T04:20:24.640Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8557,14 +8568,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
+         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:07:58.627Z",
+         *         "created": "2026-11-26T04:20:24.637Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.627Z",
+         *         "updated": "2026-11-26T04:20:24.637Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8576,12 +8587,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fbjk515k8vq25hzwqd14f9r",
+         *       "correlation_id": "req_prod_06h1c5adqb3sk3rn02027ae89j49m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.667Z",
+         *       "created": "2026-11-26T04:20:24.642Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8624,19 +8635,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fce759vhdtvw3wamg2eh8s8",
+         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:07:58.794Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.831Z",
+         *         "updated": "2026-11-26T04:20:24.672Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8648,14 +8659,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:07:58.794Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.811Z",
+         *         "updated": "2026-11-26T04:20:24.670Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8667,12 +8678,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fc4v53r9secrgjct259pspg",
+         *       "correlation_id": "req_prod_06h1c5adve4j1b56nppx9t642s36g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.833Z",
+         *       "created": "2026-11-26T04:20:24.673Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8715,19 +8726,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fb7pj16820h0dr70ghpkxtj",
+         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:07:58.498Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.524Z",
+         *         "updated": "2026-11-26T04:20:24.583Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8739,14 +8750,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:07:58.498Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.513Z",
+         *         "updated": "2026-11-26T04:20:24.578Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8758,12 +8769,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fb1sp14jr4gn02q162cagt4",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.525Z",
+         *       "created": "2026-11-26T04:20:24.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8806,23 +8817,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fch2m1a04tt1gwbbjth1cf4",
+         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:07:58.794Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.855Z",
+         *         "updated": "2026-11-26T04:20:24.684Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:07:58.855Z",
+         *         "canceled_at": "2026-11-26T04:20:24.684Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8830,14 +8841,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:07:58.794Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.831Z",
+         *         "updated": "2026-11-26T04:20:24.672Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8849,12 +8860,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fcfxd909y6yr8g93x6d1390",
+         *       "correlation_id": "req_prod_06h1c5adxax1a24mv466ghmc7yvt0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:07:58.856Z",
+         *       "created": "2026-11-26T04:20:24.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8897,19 +8908,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fbfs41jmxh2txav70kz8j08",
+         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *       "aggregate_id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:07:58.570Z",
+         *         "created": "2026-11-26T04:20:24.600Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.587Z",
+         *         "updated": "2026-11-26T04:20:24.624Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8921,14 +8932,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:07:58.570Z",
+         *         "created": "2026-11-26T04:20:24.600Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.579Z",
+         *         "updated": "2026-11-26T04:20:24.607Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8940,12 +8951,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fbbwgedys7s05g3cnq4jt2w",
+         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.590Z",
+         *       "created": "2026-11-26T04:20:24.625Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8988,19 +8999,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fc1fmbpmnyp9qzx17ay6jb2",
+         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
+         *       "aggregate_id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *       "data": {
-         *         "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
+         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:07:58.718Z",
+         *         "created": "2026-11-26T04:20:24.649Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.730Z",
+         *         "updated": "2026-11-26T04:20:24.654Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9012,14 +9023,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
+         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:07:58.718Z",
+         *         "created": "2026-11-26T04:20:24.649Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:07:58.721Z",
+         *         "updated": "2026-11-26T04:20:24.651Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9031,12 +9042,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fbv7ejhp21j92dkj5865f50",
+         *       "correlation_id": "req_prod_06h1c5ads0fb1ccp7khbrf92s1y3g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.731Z",
+         *       "created": "2026-11-26T04:20:24.656Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -9079,44 +9090,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fk7a6f02an2cf74yjkj5dnt",
+         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.540Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.136Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fk3afxkq5tq47zc3ayn8p74",
+         *       "correlation_id": "req_prod_06h1c5afnzrtng0525etn2zpp4j10",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:08:00.570Z",
+         *       "created": "2026-11-26T04:20:25.148Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -9159,25 +9170,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fkbynhz6h7y9r7q0z26nktg",
+         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.604Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9185,45 +9196,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.540Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.136Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fkad54rrk7zwe3zsr1d6t1g",
+         *       "correlation_id": "req_prod_06h1c5afshdp66d92zfcz4qsafzp6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:08:00.607Z",
+         *       "created": "2026-11-26T04:20:25.172Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9266,53 +9277,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fksryy8g844vjsfjyqeaqp0",
+         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.687Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.189Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:08:00.687Z",
+         *         "paused_at": "2026-11-26T04:20:25.189Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.604Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9320,19 +9331,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fkngt4mnmyyjvkyj0sj1mec",
+         *       "correlation_id": "req_prod_06h1c5afwcj7qsc4dyhmwagktst7m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:08:00.718Z",
+         *       "created": "2026-11-26T04:20:25.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9375,25 +9386,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fm0xf6kradan34qwqc6spxg",
+         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.772Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.207Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9401,47 +9412,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.687Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.189Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:08:00.687Z",
+         *         "paused_at": "2026-11-26T04:20:25.189Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fkygn9nnd16jnnr4ejw79dt",
+         *       "correlation_id": "req_prod_06h1c5afy5ka48dmndeb0r9yx9sga",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:08:00.775Z",
+         *       "created": "2026-11-26T04:20:25.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9484,53 +9495,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fm7seh5xx6dg7hnej7c8n3p",
+         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.822Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.229Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:08:00.822Z",
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "cancelled_at": "2026-11-26T04:20:25.229Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:08:00.540Z",
-         *         "updated": "2026-11-26T04:08:00.772Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.207Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9538,19 +9549,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *         "current_period_end": "2026-12-26T04:08:00.540Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.540Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fm4c8302bazek7cs5aw4d5j",
+         *       "correlation_id": "req_prod_06h1c5ag1c6prgcyg22re7jaqb6j0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:08:00.830Z",
+         *       "created": "2026-11-26T04:20:25.233Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9593,42 +9604,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fqb4kcbwgxscadfq9s70sry",
+         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *       "aggregate_id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *       "data": {
-         *         "id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *         "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c2fmjzf9saxcx15zbgwcg2t7t",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:08:00.859Z",
-         *         "updated": "2026-11-26T04:08:00.859Z",
+         *         "created": "2026-11-26T04:20:25.247Z",
+         *         "updated": "2026-11-26T04:20:25.247Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:08:00.859Z",
+         *         "trial_end": "2026-12-03T04:20:25.247Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:08:00.859Z",
+         *         "current_period_end": "2026-12-03T04:20:25.247Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:08:00.859Z",
+         *         "current_period_start": "2026-11-26T04:20:25.247Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:08:00.859Z",
+         *       "created": "2026-11-30T04:20:25.247Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9673,16 +9684,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fe3je0k2xm6d3ctxzerq2ta",
+         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9691,11 +9702,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.240Z",
+         *         "updated": "2026-11-26T04:20:24.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9717,12 +9728,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fdzyht6989jb8mq26xdcym2",
+         *       "correlation_id": "req_prod_06h1c5ae6r63763r07skdaeprs4xp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:59.260Z",
+         *       "created": "2026-11-26T04:20:24.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9765,16 +9776,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fedy34gtjqsvn0by8gk1aty",
+         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9783,11 +9794,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.331Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9795,7 +9806,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9808,11 +9819,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9821,11 +9832,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.240Z",
+         *         "updated": "2026-11-26T04:20:24.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9846,12 +9857,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fe8f9f4nac1tenr5t07fwr2",
+         *       "correlation_id": "req_prod_06h1c5ae9vmfhskwmaxnbctwf9psm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:59.343Z",
+         *       "created": "2026-11-26T04:20:24.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9894,16 +9905,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2ff5rfgxxwsmnbz10xzk7cer",
+         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9912,11 +9923,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:07:59.240Z",
-         *         "paid_at": "2026-11-26T04:07:59.527Z",
-         *         "updated": "2026-11-26T04:07:59.527Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9924,12 +9935,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9937,11 +9948,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9950,11 +9961,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.331Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9962,12 +9973,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9975,12 +9986,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2feq3pzw9d346qvcg8w2grky",
+         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:59.534Z",
+         *       "created": "2026-11-26T04:20:24.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaidEvent: {
@@ -10023,16 +10034,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2ff76w26mw2fanb15873cgkg",
+         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10041,11 +10052,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:07:59.240Z",
-         *         "paid_at": "2026-11-26T04:07:59.527Z",
-         *         "updated": "2026-11-26T04:07:59.527Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10053,12 +10064,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10066,11 +10077,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10079,11 +10090,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:07:59.240Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.331Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10091,12 +10102,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10104,12 +10115,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2feq3pzw9d346qvcg8w2grky",
+         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:07:59.545Z",
+         *       "created": "2026-11-26T04:20:24.830Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10152,16 +10163,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fgrmgh0w0t56ta2642f46w6",
+         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
+         *       "aggregate_id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *       "data": {
-         *         "id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
+         *         "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fg4adkdqqzkmd294dr7q4zr",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10170,11 +10181,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:07:59.773Z",
+         *         "created": "2026-11-26T04:20:24.938Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:07:59.854Z",
+         *         "updated": "2026-11-26T04:20:24.950Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10182,12 +10193,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.854Z",
+         *         "finalized_at": "2026-11-26T04:20:24.950Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fgnjyz7fe15a4c3k4zcmnxw",
+         *         "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10196,12 +10207,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fgjkv8j3fvj95vvw7sjvdsm",
+         *       "correlation_id": "req_prod_06h1c5aezr1j3kc738nfbx2fdmpgp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:59.941Z",
+         *       "created": "2026-11-26T04:20:24.969Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10244,16 +10255,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fh9jwthcsn73yr5kb2p35sa",
+         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
+         *       "aggregate_id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *       "data": {
-         *         "id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
+         *         "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fgvrqzgta14khderafkk2dr",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10262,11 +10273,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:07:59.962Z",
+         *         "created": "2026-11-26T04:20:24.980Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.018Z",
+         *         "updated": "2026-11-26T04:20:24.993Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10274,12 +10285,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.018Z",
+         *         "finalized_at": "2026-11-26T04:20:24.993Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fh7vj96w4ee3y3c6rk0z6vw",
+         *         "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10288,12 +10299,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fh411tt0vbdcw840edvfx7p",
+         *       "correlation_id": "req_prod_06h1c5af52ha5p4t0smtj1215k0ae",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:08:00.076Z",
+         *       "created": "2026-11-26T04:20:25.009Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10336,16 +10347,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fprh6hkbygsppbbzfhqd69t",
+         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
+         *       "aggregate_id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *       "data": {
-         *         "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
+         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10354,19 +10365,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:00.454Z",
+         *         "created": "2026-11-26T04:20:25.111Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:08:00.388Z",
+         *         "updated": "2026-11-27T04:20:25.099Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:08:00.388Z",
+         *         "due_date": "2026-11-27T04:20:25.099Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:08:00.388Z",
+         *         "overdue_at": "2026-11-27T04:20:25.099Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.510Z",
+         *         "finalized_at": "2026-11-26T04:20:25.122Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10379,11 +10390,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
+         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10392,19 +10403,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:00.454Z",
+         *         "created": "2026-11-26T04:20:25.111Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.510Z",
+         *         "updated": "2026-11-26T04:20:25.122Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:08:00.388Z",
+         *         "due_date": "2026-11-27T04:20:25.099Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.510Z",
+         *         "finalized_at": "2026-11-26T04:20:25.122Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10417,10 +10428,10 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:08:00.388Z",
+         *       "created": "2026-11-27T04:20:25.099Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10465,16 +10476,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fhs8bz8hhwbpc2cqqyqmfma",
+         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
+         *       "aggregate_id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *       "data": {
-         *         "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
+         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10483,19 +10494,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:08:00.100Z",
+         *         "created": "2026-11-26T04:20:25.019Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.185Z",
+         *         "updated": "2026-11-26T04:20:25.044Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:08:00.185Z",
+         *         "voided_at": "2026-11-26T04:20:25.044Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.139Z",
+         *         "finalized_at": "2026-11-26T04:20:25.031Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10508,11 +10519,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
+         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10521,11 +10532,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:00.100Z",
+         *         "created": "2026-11-26T04:20:25.019Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.139Z",
+         *         "updated": "2026-11-26T04:20:25.031Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10533,7 +10544,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.139Z",
+         *         "finalized_at": "2026-11-26T04:20:25.031Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10546,12 +10557,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fhm1dbdvzm3dwwxssamb8by",
+         *       "correlation_id": "req_prod_06h1c5afaafsk8244w1f4se1y8dyt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:08:00.202Z",
+         *       "created": "2026-11-26T04:20:25.045Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10594,16 +10605,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fjc0b6649hdr2c1nkdfpm08",
+         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
+         *       "aggregate_id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *       "data": {
-         *         "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
+         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10612,11 +10623,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:08:00.266Z",
+         *         "created": "2026-11-26T04:20:25.061Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.351Z",
+         *         "updated": "2026-11-26T04:20:25.085Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10624,7 +10635,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.314Z",
+         *         "finalized_at": "2026-11-26T04:20:25.072Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10634,14 +10645,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:08:00.351Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
+         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10650,11 +10661,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:08:00.266Z",
+         *         "created": "2026-11-26T04:20:25.061Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:08:00.314Z",
+         *         "updated": "2026-11-26T04:20:25.072Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10662,7 +10673,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:08:00.314Z",
+         *         "finalized_at": "2026-11-26T04:20:25.072Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10675,12 +10686,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fj93x3tnn8k79pyxzvpm6ne",
+         *       "correlation_id": "req_prod_06h1c5afffz4meyky1rsmyka5b6q0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:08:00.352Z",
+         *       "created": "2026-11-26T04:20:25.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10723,16 +10734,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2ffscwm8jy7r9dqs81pk56f6",
+         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *             "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10741,11 +10752,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:07:59.240Z",
-         *         "paid_at": "2026-11-26T04:07:59.527Z",
-         *         "updated": "2026-11-26T04:07:59.527Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10753,12 +10764,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:07:59.331Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10767,12 +10778,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2ffmx1fa68p1xn5hqfkbt9z4",
+         *       "correlation_id": "req_prod_06h1c5aev3rhz1ahtd44gg9rx1yxy",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:07:59.692Z",
+         *       "created": "2026-11-26T04:20:24.930Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10815,16 +10826,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fqzaxrcf589xeqqy3bf502p",
+         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
+         *       "aggregate_id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *       "data": {
-         *         "id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
+         *         "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c2fqyn9gr9718q15mbr6gbw4e",
-         *             "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *             "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10833,20 +10844,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:08:00.859Z",
+         *         "created": "2026-11-30T04:20:25.247Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:08:00.859Z",
+         *         "updated": "2026-11-30T04:20:25.247Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *         "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *         "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10859,10 +10870,10 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fpgj8dwfj3br80wqzkgqa4g",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:08:00.859Z",
+         *       "created": "2026-11-30T04:20:25.247Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10907,29 +10918,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9nnz0mc1qbpr4yc9sv1y6p",
+         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *       "data": {
-         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:07:58.123Z",
-         *         "updated": "2026-11-26T04:07:58.123Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9n55rnksecth14xj56htka",
+         *       "correlation_id": "req_prod_06h1c5ad3v9x385pmcapeh6m6amg0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.125Z",
+         *       "created": "2026-11-26T04:20:24.482Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10972,39 +10983,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fa04rb1e9hjvw773bq1pazj",
+         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *       "data": {
-         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:07:58.123Z",
-         *         "updated": "2026-11-26T04:07:58.207Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.495Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:07:58.123Z",
-         *         "updated": "2026-11-26T04:07:58.123Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9wwkn72mdc7a80re3nfhsp",
+         *       "correlation_id": "req_prod_06h1c5ad5m5t66pqp604mr7appqp2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.209Z",
+         *       "created": "2026-11-26T04:20:24.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -11047,40 +11058,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2faavc12vvry68c7xkwt0224",
+         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
+         *       "aggregate_id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *       "data": {
-         *         "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
+         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:07:58.246Z",
+         *         "created": "2026-11-26T04:20:24.508Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:07:58.286Z",
+         *         "updated": "2026-11-26T04:20:24.519Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
+         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:07:58.246Z",
-         *         "updated": "2026-11-26T04:07:58.246Z",
+         *         "created": "2026-11-26T04:20:24.508Z",
+         *         "updated": "2026-11-26T04:20:24.508Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fa6qde76er171sqk5b6gec6",
+         *       "correlation_id": "req_prod_06h1c5ad8t4gbtgcbff49xwbha1by",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.294Z",
+         *       "created": "2026-11-26T04:20:24.520Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11123,21 +11134,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2faj4rzxwgthcn65w5p7shrp",
+         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:07:58.347Z",
+         *         "start": "2026-11-26T04:20:24.530Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.822Z",
-         *           "updated": "2026-11-26T04:07:58.347Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.530Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11150,17 +11161,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fad4qsqfxj5kct8psbxmbag",
+         *       "correlation_id": "req_prod_06h1c5ad9zsevqsmygz2jz3tbhgcw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.353Z",
+         *       "created": "2026-11-26T04:20:24.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11203,21 +11214,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2far3htankzgqkpctscz2f86",
+         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:07:58.388Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.875Z",
-         *           "updated": "2026-11-26T04:07:58.388Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11230,20 +11241,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:07:58.347Z",
+         *         "start": "2026-11-26T04:20:24.530Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.822Z",
-         *           "updated": "2026-11-26T04:07:58.347Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.530Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11256,16 +11267,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fanes93fzdwqbttqqev7ddp",
+         *       "correlation_id": "req_prod_06h1c5adc2k8kks820eaavcms1evj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.400Z",
+         *       "created": "2026-11-26T04:20:24.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11308,21 +11319,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fayvyk5sqxghrem5sewdrbw",
+         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:07:58.388Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.875Z",
-         *           "updated": "2026-11-26T04:07:58.388Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11336,20 +11347,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:07:58.388Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.875Z",
-         *           "updated": "2026-11-26T04:07:58.388Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11362,16 +11373,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fasmbvneke7dtf06b85zysg",
+         *       "correlation_id": "req_prod_06h1c5addg87k2efawm572c32qhg2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.454Z",
+         *       "created": "2026-11-26T04:20:24.563Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11414,17 +11425,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f8g1y1rx1jzadx4ek1dzx20",
+         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *       "data": {
-         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:07:57.822Z",
-         *         "updated": "2026-11-26T04:07:57.822Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11438,12 +11449,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f8dvz4kkv6sg4f77czctpe0",
+         *       "correlation_id": "req_prod_06h1c5abnytd4zm4v58haygs28sg8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:57.824Z",
+         *       "created": "2026-11-26T04:20:24.156Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponCreatedEvent: {
@@ -11486,17 +11497,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f8sys6dtr1xnrx2z9j3j2eg",
+         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *       "data": {
-         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:07:57.822Z",
-         *         "updated": "2026-11-26T04:07:57.902Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.373Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11509,12 +11520,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:07:57.822Z",
-         *         "updated": "2026-11-26T04:07:57.822Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11527,12 +11538,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f8rtxzkg0sdq4vbg62t7dmy",
+         *       "correlation_id": "req_prod_06h1c5acnpk3syjtkcgbdgh2mm3z8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:57.904Z",
+         *       "created": "2026-11-26T04:20:24.374Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11575,18 +11586,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9821g0s2xr4d1h60he90bm",
+         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
+         *       "aggregate_id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *       "data": {
-         *         "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
+         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:07:57.938Z",
+         *         "created": "2026-11-26T04:20:24.393Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:07:58.014Z",
+         *         "updated": "2026-11-26T04:20:24.407Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11599,12 +11610,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
+         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:07:57.938Z",
-         *         "updated": "2026-11-26T04:07:57.938Z",
+         *         "created": "2026-11-26T04:20:24.393Z",
+         *         "updated": "2026-11-26T04:20:24.393Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11617,12 +11628,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f95x0k7hp8zzww67hr6naac",
+         *       "correlation_id": "req_prod_06h1c5actq8kt74xxjr71vvbsg9ea",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.016Z",
+         *       "created": "2026-11-26T04:20:24.409Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponDeletedEvent: {
@@ -11665,36 +11676,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f6jsyp0870saapv143ha3k0",
+         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *       "data": {
-         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:07:57.332Z",
-         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
-         *         "updated": "2026-11-26T04:07:57.332Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:23.962Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f6j1nw525sh4jpfe7285c2t",
+         *       "correlation_id": "req_prod_06h1c5ab2vj0w2pkg0sh53dyk8b4p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:57.334Z",
+         *       "created": "2026-11-26T04:20:23.966Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceCreatedEvent: {
@@ -11737,53 +11753,63 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f6s57ba298vywrhjzzgvvqr",
+         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *       "data": {
-         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:07:57.332Z",
-         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
-         *         "updated": "2026-11-26T04:07:57.383Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:24.015Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:07:57.332Z",
-         *         "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
-         *         "updated": "2026-11-26T04:07:57.332Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:23.962Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f6q9v28908d28146hafpyqr",
+         *       "correlation_id": "req_prod_06h1c5ab9c2vy5af0kgdxa6n8pmzg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:57.385Z",
+         *       "created": "2026-11-26T04:20:24.017Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11826,48 +11852,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f746q12j61pxs4hsqf5bc6e",
+         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
+         *       "aggregate_id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *       "data": {
-         *         "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
+         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:07:57.401Z",
+         *         "created": "2026-11-26T04:20:24.040Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
-         *         "updated": "2026-11-26T04:07:57.459Z",
+         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "updated": "2026-11-26T04:20:24.056Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
+         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:07:57.401Z",
-         *         "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
-         *         "updated": "2026-11-26T04:07:57.401Z",
+         *         "created": "2026-11-26T04:20:24.040Z",
+         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "updated": "2026-11-26T04:20:24.040Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f6x6nya1d2g6bs4m0he7288",
+         *       "correlation_id": "req_prod_06h1c5abep3k8adfwx89zzmnj38a0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:57.473Z",
+         *       "created": "2026-11-26T04:20:24.058Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceDeletedEvent: {
@@ -11910,29 +11942,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f4mn7rdxpa9c5azgqwp5j8j",
+         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *       "data": {
-         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:07:56.829Z",
-         *         "updated": "2026-11-26T04:07:56.829Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.732Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f4b9dc9kvqvj2emzahkt8sy",
+         *       "correlation_id": "req_prod_06h1c5aa5amn8056183aefhgjnzbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:56.837Z",
+         *       "created": "2026-11-26T04:20:23.735Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductCreatedEvent: {
@@ -11975,39 +12007,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f65sctffc2p3wzcpxk87jxm",
+         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *       "data": {
-         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:07:56.829Z",
-         *         "updated": "2026-11-26T04:07:57.226Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:07:56.829Z",
-         *         "updated": "2026-11-26T04:07:56.829Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.732Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f63n3fsmxwvrdjtv91qtp9r",
+         *       "correlation_id": "req_prod_06h1c5aaxr4dkqmfb7denfz6pj7m2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:57.230Z",
+         *       "created": "2026-11-26T04:20:23.924Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductUpdatedEvent: {
@@ -12050,40 +12082,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f8b6dc0za676yvyhfj7hesp",
+         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *       "aggregate_id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *       "data": {
-         *         "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:07:57.286Z",
+         *         "created": "2026-11-26T04:20:23.944Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:07:57.783Z",
+         *         "updated": "2026-11-26T04:20:24.080Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:07:57.286Z",
-         *         "updated": "2026-11-26T04:07:57.286Z",
+         *         "created": "2026-11-26T04:20:23.944Z",
+         *         "updated": "2026-11-26T04:20:23.944Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f7nmbfq8tn9yfamxnm621jy",
+         *       "correlation_id": "req_prod_06h1c5abhhg8zz2rtd5fve8ne7wnc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:57.785Z",
+         *       "created": "2026-11-26T04:20:24.082Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductDeletedEvent: {
@@ -12126,18 +12158,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fcz4ay2jfx6f68sn5tw1w7r",
+         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *       "data": {
-         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:07:58.953Z",
-         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
-         *         "updated": "2026-11-26T04:07:58.953Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.723Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12146,12 +12178,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.969Z",
+         *       "created": "2026-11-26T04:20:24.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundCreatedEvent: {
@@ -12194,18 +12226,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fd1tcqj5zr47bcw0e9cpz62",
+         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *       "data": {
-         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:07:58.953Z",
-         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
-         *         "updated": "2026-11-26T04:07:58.981Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.726Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12213,13 +12245,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:07:58.953Z",
-         *         "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
-         *         "updated": "2026-11-26T04:07:58.953Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.723Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12227,12 +12259,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fcwffqs7n5qgcxe7fcstvrw",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.991Z",
+         *       "created": "2026-11-26T04:20:24.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12275,18 +12307,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2fdxr984e5ht8r494g16ths2",
+         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
+         *       "aggregate_id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *       "data": {
-         *         "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
+         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:07:59.202Z",
-         *         "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
-         *         "updated": "2026-11-26T04:07:59.210Z",
+         *         "created": "2026-11-26T04:20:24.748Z",
+         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *         "updated": "2026-11-26T04:20:24.750Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12294,13 +12326,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
+         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:07:59.202Z",
-         *         "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
-         *         "updated": "2026-11-26T04:07:59.202Z",
+         *         "created": "2026-11-26T04:20:24.748Z",
+         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *         "updated": "2026-11-26T04:20:24.748Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12308,12 +12340,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2fdv17zxs5bmjb4n5c8h088e",
+         *       "correlation_id": "req_prod_06h1c5ae5esspjr2v81t35cw6zccp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:59.214Z",
+         *       "created": "2026-11-26T04:20:24.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundFailedEvent: {
@@ -12356,16 +12388,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9d3wpwc6dhcq6y8ydg632p",
+         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.055Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.426Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12374,12 +12406,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9a1bevk0tx8795hgp8t8va",
+         *       "correlation_id": "req_prod_06h1c5acwz26k3bx82ngmh15kcpyp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:07:58.056Z",
+         *       "created": "2026-11-26T04:20:24.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         MeterCreatedEvent: {
@@ -12422,16 +12454,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9fp20ax2gqatw98n7xs98r",
+         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.076Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.442Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12439,11 +12471,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.055Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.426Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12451,12 +12483,12 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9f9kk15mzna0cjv3kabfty",
+         *       "correlation_id": "req_prod_06h1c5acz1cm5rkv02t88w7e23gqw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:07:58.077Z",
+         *       "created": "2026-11-26T04:20:24.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         MeterUpdatedEvent: {
@@ -12499,16 +12531,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9j3a3649f8hfz8fxkyzge4",
+         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.095Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.456Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12516,11 +12548,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.076Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.442Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12528,12 +12560,12 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9hmz768cdws30rp1vh00r4",
+         *       "correlation_id": "req_prod_06h1c5ad0wq6q86atn274pn3j4d4j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:07:58.096Z",
+         *       "created": "2026-11-26T04:20:24.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -12576,16 +12608,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c2f9khqd2cj8makghgh01ns9r",
+         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.107Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.468Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12593,11 +12625,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T04:07:58.055Z",
-         *         "updated": "2026-11-26T04:07:58.095Z",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.456Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -12605,12 +12637,12 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c2f9k7zdptscxa8kw6bcye8qg",
+         *       "correlation_id": "req_prod_06h1c5ad2858s4j4egapc8q7n9c3e",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:07:58.108Z",
+         *       "created": "2026-11-26T04:20:24.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c2f46atvazxxsay3v0gnrjmvm"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         MeterReactivatedEvent: {
@@ -13103,22 +13135,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c2fb7fbbe9ngr858yembezq16",
+         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:07:58.521Z",
+         *           "created": "2026-11-26T04:20:24.580Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -13176,22 +13208,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fbfbpzhy3q499kdm7x23fdt",
+         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c2fbf171dkzzhtrccc22z7b04",
+         *           "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:07:58.584Z",
+         *           "created": "2026-11-26T04:20:24.613Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *           "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -13228,22 +13260,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c2fd2wrr1rnvxsmbma7x414tc",
+         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
+         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:07:58.521Z",
+         *           "created": "2026-11-26T04:20:24.580Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13284,32 +13316,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2fn4jrtf7dhv721nqctk38kj",
+         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795666081,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
-         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:08:01.015Z",
+         *           "created": "2026-11-26T04:20:25.260Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:08:01.015Z",
+         *           "updated": "2026-11-26T04:20:25.260Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:08:01.015Z",
+         *           "expires_at": "2026-11-27T04:20:25.260Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13414,22 +13446,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2fp4xvvfmzpqse4qfq4wq2bg",
+         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795666081,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:08:01.281Z",
+         *           "created": "2026-11-26T04:20:25.329Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:08:01.318Z",
+         *           "updated": "2026-11-26T04:20:25.342Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13438,10 +13470,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:08:01.281Z",
+         *           "expires_at": "2026-11-27T04:20:25.329Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13458,7 +13490,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:08:01.281Z",
+         *           "updated": "2026-11-26T04:20:25.329Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13493,23 +13525,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2fp8tvvv6sddedrgh257qtg6",
+         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795666081,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
-         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fp0yqjnwt0engqp438bzqx4",
+         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:08:01.281Z",
+         *           "created": "2026-11-26T04:20:25.329Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:08:01.348Z",
+         *           "updated": "2026-11-26T04:20:25.356Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13518,10 +13550,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:08:01.281Z",
+         *           "expires_at": "2026-11-27T04:20:25.329Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13538,7 +13570,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:08:01.318Z",
+         *           "updated": "2026-11-26T04:20:25.342Z",
          *           "deleted": null
          *         }
          *       }
@@ -13631,32 +13663,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fny1zjy85924qe43mmc9jh0",
+         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795666081,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
-         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fn1a7wj53pgnwktsp5cpg9c",
+         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:08:01.015Z",
+         *           "created": "2026-11-26T04:20:25.260Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:08:01.261Z",
+         *           "updated": "2026-11-26T04:20:25.314Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2fnfr8xpg3qxd2pzdbtad9de",
+         *           "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:08:01.015Z",
+         *           "expires_at": "2026-11-27T04:20:25.260Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13664,17 +13696,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:08:01.261Z",
+         *           "completed_at": "2026-11-26T04:20:25.314Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1c2fnjrvs2n8sw6s9z8ahr68re",
+         *           "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:08:01.015Z",
+         *           "updated": "2026-11-26T04:20:25.260Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13713,32 +13745,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1c2fq4qfc1j66ad2mnrh4ta1cg",
+         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795752481,
+         *       "created": 1795753225,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
-         *           "url": "http://127.0.0.1:46777/checkout/cs_prod_06h1c2fpaz1tjt6wqwhsdqsjs45vc",
+         *           "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:08:01.361Z",
+         *           "created": "2026-11-26T04:20:25.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:08:01.361Z",
+         *           "updated": "2026-11-27T04:20:25.366Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:08:01.361Z",
-         *           "expires_at": "2026-11-27T04:08:01.361Z",
+         *           "expired_at": "2026-11-27T04:20:25.366Z",
+         *           "expires_at": "2026-11-27T04:20:25.366Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13756,7 +13788,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:08:01.361Z",
+         *           "updated": "2026-11-26T04:20:25.366Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13791,22 +13823,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2fb5s1v23vy9gn6h7snxwq3t",
+         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:07:58.498Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.498Z",
+         *           "updated": "2026-11-26T04:20:24.574Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13883,22 +13915,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1c2fb71z9ptepgnk586zt3f854",
+         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:07:58.498Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.513Z",
+         *           "updated": "2026-11-26T04:20:24.578Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13911,7 +13943,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:07:58.498Z"
+         *           "updated": "2026-11-26T04:20:24.574Z"
          *         }
          *       }
          *     }
@@ -13945,22 +13977,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1c2fbse3qaqprdcv39zz2z62yr",
+         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fbme36g3p6fjgepwt6km06t",
+         *           "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:07:58.627Z",
+         *           "created": "2026-11-26T04:20:24.637Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.659Z",
+         *           "updated": "2026-11-26T04:20:24.640Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13973,7 +14005,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:07:58.627Z"
+         *           "updated": "2026-11-26T04:20:24.637Z"
          *         }
          *       }
          *     }
@@ -14007,22 +14039,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2fce759vhdtvw3wamg2eh8s8",
+         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:07:58.794Z",
+         *           "created": "2026-11-26T04:20:24.668Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.831Z",
+         *           "updated": "2026-11-26T04:20:24.672Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14035,7 +14067,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:07:58.811Z",
+         *           "updated": "2026-11-26T04:20:24.670Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -14070,22 +14102,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c2fb7pj16820h0dr70ghpkxtj",
+         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fb4a645hcw09yhrejaf9xwe",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:07:58.498Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.524Z",
+         *           "updated": "2026-11-26T04:20:24.583Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14098,7 +14130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:07:58.513Z",
+         *           "updated": "2026-11-26T04:20:24.578Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14133,26 +14165,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1c2fch2m1a04tt1gwbbjth1cf4",
+         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fc99q9azcsv1m6rm746mhzy",
+         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:07:58.794Z",
+         *           "created": "2026-11-26T04:20:24.668Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.855Z",
+         *           "updated": "2026-11-26T04:20:24.684Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:07:58.855Z",
+         *           "canceled_at": "2026-11-26T04:20:24.684Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -14161,7 +14193,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:07:58.831Z",
+         *           "updated": "2026-11-26T04:20:24.672Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -14197,22 +14229,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fbfs41jmxh2txav70kz8j08",
+         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fbd8s3cayw68q7eywk1s3c8",
+         *           "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:07:58.570Z",
+         *           "created": "2026-11-26T04:20:24.600Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.587Z",
+         *           "updated": "2026-11-26T04:20:24.624Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14225,7 +14257,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:07:58.579Z",
+         *           "updated": "2026-11-26T04:20:24.607Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -14261,22 +14293,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1c2fc1fmbpmnyp9qzx17ay6jb2",
+         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c2fbzt61jetvw1df9rq95pqbc",
+         *           "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:07:58.718Z",
+         *           "created": "2026-11-26T04:20:24.649Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:07:58.730Z",
+         *           "updated": "2026-11-26T04:20:24.654Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14289,7 +14321,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:07:58.721Z",
+         *           "updated": "2026-11-26T04:20:24.651Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14324,37 +14356,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2fk7a6f02an2cf74yjkj5dnt",
+         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:08:00.540Z",
-         *           "updated": "2026-11-26T04:08:00.540Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.136Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *           "current_period_end": "2026-12-26T04:08:00.540Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.540Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14436,28 +14468,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2fkbynhz6h7y9r7q0z26nktg",
+         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:08:00.540Z",
-         *           "updated": "2026-11-26T04:08:00.604Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14465,14 +14497,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *           "current_period_end": "2026-12-26T04:08:00.540Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.540Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:08:00.540Z",
+         *           "updated": "2026-11-26T04:20:25.136Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14507,44 +14539,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1c2fksryy8g844vjsfjyqeaqp0",
+         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:08:00.540Z",
-         *           "updated": "2026-11-26T04:08:00.687Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.189Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:08:00.687Z",
+         *           "paused_at": "2026-11-26T04:20:25.189Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *           "current_period_end": "2026-12-26T04:08:00.540Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.540Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:08:00.604Z",
+         *           "updated": "2026-11-26T04:20:25.167Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14579,28 +14611,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fm0xf6kradan34qwqc6spxg",
+         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:08:00.540Z",
-         *           "updated": "2026-11-26T04:08:00.772Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.207Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14608,16 +14640,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *           "current_period_end": "2026-12-26T04:08:00.540Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.540Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:08:00.687Z",
-         *           "paused_at": "2026-11-26T04:08:00.687Z"
+         *           "updated": "2026-11-26T04:20:25.189Z",
+         *           "paused_at": "2026-11-26T04:20:25.189Z"
          *         }
          *       }
          *     }
@@ -14651,44 +14683,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1c2fm7seh5xx6dg7hnej7c8n3p",
+         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fk5ewn3k2vg847hkm439w1t",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fk5ewn3k2vg847hkm439w1w",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:08:00.540Z",
-         *           "updated": "2026-11-26T04:08:00.822Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.229Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:08:00.822Z",
-         *           "latest_invoice": "in_prod_06h1c2fk5s94bgbrd7n18exmhf5ve",
-         *           "current_period_end": "2026-12-26T04:08:00.540Z",
+         *           "cancelled_at": "2026-11-26T04:20:25.229Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.540Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:08:00.772Z",
+         *           "updated": "2026-11-26T04:20:25.207Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14723,37 +14755,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1c2fqb4kcbwgxscadfq9s70sry",
+         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796011680,
+         *       "created": 1796012425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *           "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c2fmjzf9saxcx15zbgwcg2t7t",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:08:00.859Z",
-         *           "updated": "2026-11-26T04:08:00.859Z",
+         *           "created": "2026-11-26T04:20:25.247Z",
+         *           "updated": "2026-11-26T04:20:25.247Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:08:00.859Z",
+         *           "trial_end": "2026-12-03T04:20:25.247Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:08:00.859Z",
+         *           "current_period_end": "2026-12-03T04:20:25.247Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:08:00.859Z",
+         *           "current_period_start": "2026-11-26T04:20:25.247Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14788,19 +14820,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2fe3je0k2xm6d3ctxzerq2ta",
+         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14809,11 +14841,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:07:59.240Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:07:59.240Z",
+         *           "updated": "2026-11-26T04:20:24.760Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14917,19 +14949,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1c2fedy34gtjqsvn0by8gk1aty",
+         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14938,11 +14970,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:07:59.240Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:07:59.331Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14950,7 +14982,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:07:59.331Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14964,7 +14996,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:07:59.240Z",
+         *           "updated": "2026-11-26T04:20:24.760Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -14999,19 +15031,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1c2ff5rfgxxwsmnbz10xzk7cer",
+         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15020,11 +15052,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:07:59.240Z",
-         *           "paid_at": "2026-11-26T04:07:59.527Z",
-         *           "updated": "2026-11-26T04:07:59.527Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15032,12 +15064,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:07:59.331Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15047,7 +15079,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:07:59.331Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15083,19 +15115,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c2ff76w26mw2fanb15873cgkg",
+         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15104,11 +15136,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:07:59.240Z",
-         *           "paid_at": "2026-11-26T04:07:59.527Z",
-         *           "updated": "2026-11-26T04:07:59.527Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15116,12 +15148,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:07:59.331Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15131,7 +15163,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:07:59.331Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15167,19 +15199,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fgrmgh0w0t56ta2642f46w6",
+         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fg3n6j04k49mtm1te4g2xw0",
+         *           "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fg4adkdqqzkmd294dr7q4zr",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15188,11 +15220,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:07:59.773Z",
+         *           "created": "2026-11-26T04:20:24.938Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:07:59.854Z",
+         *           "updated": "2026-11-26T04:20:24.950Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15200,12 +15232,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:07:59.854Z",
+         *           "finalized_at": "2026-11-26T04:20:24.950Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c2fgnjyz7fe15a4c3k4zcmnxw",
+         *           "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15244,19 +15276,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1c2fh9jwthcsn73yr5kb2p35sa",
+         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fgvbe0kyx9s132zq8jp9dxc",
+         *           "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fgvrqzgta14khderafkk2dr",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15265,11 +15297,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:07:59.962Z",
+         *           "created": "2026-11-26T04:20:24.980Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:08:00.018Z",
+         *           "updated": "2026-11-26T04:20:24.993Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15277,12 +15309,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:08:00.018Z",
+         *           "finalized_at": "2026-11-26T04:20:24.993Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c2fh7vj96w4ee3y3c6rk0z6vw",
+         *           "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15321,19 +15353,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1c2fprh6hkbygsppbbzfhqd69t",
+         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795752480,
+         *       "created": 1795753225,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fjrsbyzxqs5qr8n1s8qs0n2",
+         *           "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fjst8kmzc4tpntpg0wr30h6",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15342,19 +15374,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:08:00.454Z",
+         *           "created": "2026-11-26T04:20:25.111Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:08:00.388Z",
+         *           "updated": "2026-11-27T04:20:25.099Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:08:00.388Z",
+         *           "due_date": "2026-11-27T04:20:25.099Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:08:00.388Z",
+         *           "overdue_at": "2026-11-27T04:20:25.099Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:08:00.510Z",
+         *           "finalized_at": "2026-11-26T04:20:25.122Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15367,7 +15399,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:08:00.510Z",
+         *           "updated": "2026-11-26T04:20:25.122Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15402,19 +15434,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1c2fhs8bz8hhwbpc2cqqyqmfma",
+         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fhchxb5xjwrgj4va7g9teyr",
+         *           "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fhcqxfq4qq6xqc7spzhqw6t",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15423,19 +15455,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:08:00.100Z",
+         *           "created": "2026-11-26T04:20:25.019Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:08:00.185Z",
+         *           "updated": "2026-11-26T04:20:25.044Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:08:00.185Z",
+         *           "voided_at": "2026-11-26T04:20:25.044Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:08:00.139Z",
+         *           "finalized_at": "2026-11-26T04:20:25.031Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15449,7 +15481,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:08:00.139Z",
+         *           "updated": "2026-11-26T04:20:25.031Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15484,19 +15516,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1c2fjc0b6649hdr2c1nkdfpm08",
+         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795666080,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fj1a6fknsrgtty5n87dfwj8",
+         *           "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fj1dmx6dnq2h065xa4t6psw",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15505,11 +15537,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:08:00.266Z",
+         *           "created": "2026-11-26T04:20:25.061Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:08:00.351Z",
+         *           "updated": "2026-11-26T04:20:25.085Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15517,7 +15549,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:08:00.314Z",
+         *           "finalized_at": "2026-11-26T04:20:25.072Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15527,11 +15559,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:08:00.351Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:08:00.314Z",
+         *           "updated": "2026-11-26T04:20:25.072Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15566,19 +15598,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c2ffscwm8jy7r9dqs81pk56f6",
+         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fe1134waqcvj5vwf18xy48r",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fe19y3q6bx22h8rwvsfqqd2",
-         *               "price": "price_prod_06h1c2f6p0dpm44aan0cxxpchg6am",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15587,11 +15619,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:07:59.240Z",
-         *           "paid_at": "2026-11-26T04:07:59.527Z",
-         *           "updated": "2026-11-26T04:07:59.527Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15599,12 +15631,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:07:59.331Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c2fewzd9m0scv28jr9n47kdx4",
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15643,19 +15675,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1c2fqzaxrcf589xeqqy3bf502p",
+         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796011680,
+         *       "created": 1796012425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c2fqvaghva806nqc4e5shfb5g",
+         *           "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c2fqyn9gr9718q15mbr6gbw4e",
-         *               "price": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *               "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -15664,20 +15696,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:08:00.859Z",
+         *           "created": "2026-11-30T04:20:25.247Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:08:00.859Z",
+         *           "updated": "2026-11-30T04:20:25.247Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *           "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1c2fmjzf9saxcx15zbgwcg2t7r",
+         *           "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -15720,20 +15752,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9nnz0mc1qbpr4yc9sv1y6p",
+         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:07:58.123Z",
-         *           "updated": "2026-11-26T04:07:58.123Z",
+         *           "created": "2026-11-26T04:20:24.480Z",
+         *           "updated": "2026-11-26T04:20:24.480Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -15795,27 +15827,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2fa04rb1e9hjvw773bq1pazj",
+         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:07:58.123Z",
-         *           "updated": "2026-11-26T04:07:58.207Z",
+         *           "created": "2026-11-26T04:20:24.480Z",
+         *           "updated": "2026-11-26T04:20:24.495Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:07:58.123Z"
+         *           "updated": "2026-11-26T04:20:24.480Z"
          *         }
          *       }
          *     }
@@ -15849,27 +15881,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2faavc12vvry68c7xkwt0224",
+         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c2fa4r9tmdbejkv3mt05a5rem",
+         *           "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:07:58.246Z",
+         *           "created": "2026-11-26T04:20:24.508Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:07:58.286Z",
+         *           "updated": "2026-11-26T04:20:24.519Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:58.246Z",
+         *           "updated": "2026-11-26T04:20:24.508Z",
          *           "deleted": null
          *         }
          *       }
@@ -15930,24 +15962,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2faj4rzxwgthcn65w5p7shrp",
+         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:07:58.347Z",
+         *           "start": "2026-11-26T04:20:24.530Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:07:57.822Z",
-         *             "updated": "2026-11-26T04:07:58.347Z",
+         *             "created": "2026-11-26T04:20:24.149Z",
+         *             "updated": "2026-11-26T04:20:24.530Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15960,7 +15992,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         }
          *       }
@@ -16013,24 +16045,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2far3htankzgqkpctscz2f86",
+         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:07:58.388Z",
+         *           "start": "2026-11-26T04:20:24.547Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
+         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:07:57.875Z",
-         *             "updated": "2026-11-26T04:07:58.388Z",
+         *             "created": "2026-11-26T04:20:24.346Z",
+         *             "updated": "2026-11-26T04:20:24.547Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16043,18 +16075,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:07:58.347Z",
+         *           "start": "2026-11-26T04:20:24.530Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:07:57.822Z",
-         *             "updated": "2026-11-26T04:07:58.347Z",
+         *             "created": "2026-11-26T04:20:24.149Z",
+         *             "updated": "2026-11-26T04:20:24.530Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16099,24 +16131,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2fayvyk5sqxghrem5sewdrbw",
+         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c2fahya51y30s96p4e541ehkt",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:07:58.388Z",
+         *           "start": "2026-11-26T04:20:24.547Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c2f8pep7acqvszz4tm3h65y90",
+         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:07:57.875Z",
-         *             "updated": "2026-11-26T04:07:58.388Z",
+         *             "created": "2026-11-26T04:20:24.346Z",
+         *             "updated": "2026-11-26T04:20:24.547Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16130,7 +16162,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1c2f9ne0v8hgbv61ryqwhgg7rt",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -16187,20 +16219,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2f8g1y1rx1jzadx4ek1dzx20",
+         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795666077,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.822Z",
-         *           "updated": "2026-11-26T04:07:57.822Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.149Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16282,20 +16314,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f8sys6dtr1xnrx2z9j3j2eg",
+         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795666077,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c2f8fv7qejqqc7twz8y3zsngy",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.822Z",
-         *           "updated": "2026-11-26T04:07:57.902Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.373Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16309,7 +16341,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:07:57.822Z"
+         *           "updated": "2026-11-26T04:20:24.149Z"
          *         }
          *       }
          *     }
@@ -16343,21 +16375,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9821g0s2xr4d1h60he90bm",
+         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c2f8y8zwz9cserxcnxes4xfmm",
+         *           "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:07:57.938Z",
+         *           "created": "2026-11-26T04:20:24.393Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:07:58.014Z",
+         *           "updated": "2026-11-26T04:20:24.407Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16371,7 +16403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:07:57.938Z",
+         *           "updated": "2026-11-26T04:20:24.393Z",
          *           "deleted": null
          *         }
          *       }
@@ -16445,29 +16477,34 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2f6jsyp0870saapv143ha3k0",
+         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795666077,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:07:57.332Z",
-         *           "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
-         *           "updated": "2026-11-26T04:07:57.332Z",
+         *           "created": "2026-11-26T04:20:23.962Z",
+         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "updated": "2026-11-26T04:20:23.962Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -16549,33 +16586,38 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f6s57ba298vywrhjzzgvvqr",
+         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795666077,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c2f6jgc4mb7zx8wefxneex2nm",
+         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:07:57.332Z",
-         *           "product": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
-         *           "updated": "2026-11-26T04:07:57.383Z",
+         *           "created": "2026-11-26T04:20:23.962Z",
+         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "updated": "2026-11-26T04:20:24.015Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:57.332Z",
+         *           "updated": "2026-11-26T04:20:23.962Z",
          *           "nickname": null
          *         }
          *       }
@@ -16610,31 +16652,34 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2f746q12j61pxs4hsqf5bc6e",
+         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795666077,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c2f6v4fe4b4aw3a4xvxbeywk2",
+         *           "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *           "type": "one_time",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:07:57.401Z",
+         *           "created": "2026-11-26T04:20:24.040Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
-         *           "updated": "2026-11-26T04:07:57.459Z",
+         *           "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *           "updated": "2026-11-26T04:20:24.056Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:57.401Z",
+         *           "updated": "2026-11-26T04:20:24.040Z",
          *           "deleted": null
          *         }
          *       }
@@ -16717,20 +16762,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2f4mn7rdxpa9c5azgqwp5j8j",
+         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795666076,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:07:56.829Z",
-         *           "updated": "2026-11-26T04:07:56.829Z",
+         *           "created": "2026-11-26T04:20:23.732Z",
+         *           "updated": "2026-11-26T04:20:23.732Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16791,26 +16836,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f65sctffc2p3wzcpxk87jxm",
+         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795666077,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c2f4knd86ewmr2153474rmdgm",
+         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:07:56.829Z",
-         *           "updated": "2026-11-26T04:07:57.226Z",
+         *           "created": "2026-11-26T04:20:23.732Z",
+         *           "updated": "2026-11-26T04:20:23.921Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:56.829Z",
+         *           "updated": "2026-11-26T04:20:23.732Z",
          *           "description": null
          *         }
          *       }
@@ -16845,27 +16890,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c2f8b6dc0za676yvyhfj7hesp",
+         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795666077,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c2f6ct46h5tckeareenybe97g",
+         *           "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:07:57.286Z",
+         *           "created": "2026-11-26T04:20:23.944Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:07:57.783Z",
+         *           "updated": "2026-11-26T04:20:24.080Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:57.286Z",
+         *           "updated": "2026-11-26T04:20:23.944Z",
          *           "deleted": null
          *         }
          *       }
@@ -16925,21 +16970,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2fcz4ay2jfx6f68sn5tw1w7r",
+         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:07:58.953Z",
-         *           "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
-         *           "updated": "2026-11-26T04:07:58.953Z",
+         *           "created": "2026-11-26T04:20:24.723Z",
+         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "updated": "2026-11-26T04:20:24.723Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17006,21 +17051,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2fd1tcqj5zr47bcw0e9cpz62",
+         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c2fcx5wxcese2fm3f88apdzjc",
+         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:07:58.953Z",
-         *           "payment": "py_prod_06h1c2fb75d2rmqtbbtqn92w3v5fa",
-         *           "updated": "2026-11-26T04:07:58.981Z",
+         *           "created": "2026-11-26T04:20:24.723Z",
+         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "updated": "2026-11-26T04:20:24.726Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17029,7 +17074,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:07:58.953Z"
+         *           "updated": "2026-11-26T04:20:24.723Z"
          *         }
          *       }
          *     }
@@ -17063,21 +17108,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c2fdxr984e5ht8r494g16ths2",
+         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795666079,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c2fdw86930617vk9b640aejc4",
+         *           "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:07:59.202Z",
-         *           "payment": "py_prod_06h1c2fcnk81ecket9c5gkmqpv7vj",
-         *           "updated": "2026-11-26T04:07:59.210Z",
+         *           "created": "2026-11-26T04:20:24.748Z",
+         *           "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *           "updated": "2026-11-26T04:20:24.750Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17086,7 +17131,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:07:59.202Z",
+         *           "updated": "2026-11-26T04:20:24.748Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -17121,19 +17166,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9d3wpwc6dhcq6y8ydg632p",
+         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:07:58.055Z",
-         *           "updated": "2026-11-26T04:07:58.055Z",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.426Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -17203,19 +17248,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9fp20ax2gqatw98n7xs98r",
+         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:07:58.055Z",
-         *           "updated": "2026-11-26T04:07:58.076Z",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.442Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -17223,7 +17268,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:07:58.055Z",
+         *           "updated": "2026-11-26T04:20:24.426Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -17258,19 +17303,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9j3a3649f8hfz8fxkyzge4",
+         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T04:07:58.055Z",
-         *           "updated": "2026-11-26T04:07:58.095Z",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.456Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -17279,7 +17324,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:07:58.076Z"
+         *           "updated": "2026-11-26T04:20:24.442Z"
          *         }
          *       }
          *     }
@@ -17313,19 +17358,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1c2f9khqd2cj8makghgh01ns9r",
+         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795666078,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c2f9cx0dw00gxxeqhv832k5da",
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:07:58.055Z",
-         *           "updated": "2026-11-26T04:07:58.107Z",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.468Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -17334,7 +17379,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T04:07:58.095Z"
+         *           "updated": "2026-11-26T04:20:24.456Z"
          *         }
          *       }
          *     }
