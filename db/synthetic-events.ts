@@ -33,6 +33,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   user: 0.02,
   account_settings: 0.05,
   tax_rate: 0.05,
+  meter: 0.1,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -53,6 +54,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   user: "user_",
   account_settings: "acc_",
   tax_rate: "txr_",
+  meter: "mtr_",
 };
 
 export type LoadOptions = {

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -41,6 +41,8 @@ export const accounts = pgTable(
     defaultLocale: text("default_locale").notNull().default("en"),
     /** The tax rate (`txr_…`) of invoice lines that name none, when the customer has no default either. */
     defaultTaxRate: text("default_tax_rate"),
+    /** How long after a period ends its usage events are still accepted and counted (docs/usage-billing.md). */
+    usageGraceSeconds: integer("usage_grace_seconds").notNull().default(3600),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

@@ -1,6 +1,7 @@
 import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
+import { meters } from "./usage";
 
 export const products = pgTable(
   "products",
@@ -26,6 +27,12 @@ export const products = pgTable(
 
 export const priceTypeEnum = pgEnum("price_type", ["one_time", "recurring"]);
 export const recurringIntervalEnum = pgEnum("recurring_interval", ["day", "week", "month", "year"]);
+export const usageTypeEnum = pgEnum("price_usage_type", ["licensed", "metered"]);
+export const billingSchemeEnum = pgEnum("price_billing_scheme", ["per_unit", "tiered"]);
+export const tiersModeEnum = pgEnum("price_tiers_mode", ["graduated", "volume"]);
+
+/** One tier of a tiered price (lib/prices/tiers.ts). */
+export type PriceTier = { up_to: number | null; unit_amount_atom: number; flat_amount_atom?: number };
 
 /** Prices are immutable in amount and currency (as Stripe's): change them by creating a new price. */
 export const prices = pgTable(
@@ -45,6 +52,12 @@ export const prices = pgTable(
     type: priceTypeEnum("type").notNull(),
     recurringInterval: recurringIntervalEnum("recurring_interval"),
     recurringIntervalCount: integer("recurring_interval_count"),
+    /** metered: billed in arrears from the usage of `meter_id` (docs/usage-billing.md); licensed: by quantity. */
+    usageType: usageTypeEnum("usage_type").notNull().default("licensed"),
+    meterId: text("meter_id").references(() => meters.id),
+    billingScheme: billingSchemeEnum("billing_scheme").notNull().default("per_unit"),
+    tiersMode: tiersModeEnum("tiers_mode"),
+    tiers: jsonb("tiers").$type<PriceTier[]>(),
     nickname: text("nickname"),
     active: boolean("active").notNull().default(true),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),

@@ -15,3 +15,4 @@ export * from "./rate-limits";
 export * from "./list-counts";
 export * from "./request-logs";
 export * from "./tax-rates";
+export * from "./usage";

@@ -11,6 +11,8 @@ import { discountOperations } from "@/lib/discounts/operations";
 import { eventOperations } from "@/lib/events/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
+import { meterOperations } from "@/lib/meters/operations";
+import { usageOperations } from "@/lib/usage/operations";
 import { paymentOperations } from "@/lib/payments/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
@@ -47,4 +49,6 @@ export const API_OPERATIONS: Operation[] = [
   ...requestLogOperations,
   ...accountSettingsOperations,
   ...taxRateOperations,
+  ...meterOperations,
+  ...usageOperations,
 ];

@@ -10,6 +10,8 @@ import { discountHandlers } from "@/lib/discounts/handlers";
 import { eventHandlers } from "@/lib/events/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
+import { meterHandlers } from "@/lib/meters/handlers";
+import { usageHandlers } from "@/lib/usage/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
 import { priceHandlers } from "@/lib/prices/handlers";
 import { productHandlers } from "@/lib/products/handlers";
@@ -43,6 +45,8 @@ export const API_HANDLERS = [
   ...requestLogHandlers,
   ...accountSettingsHandlers,
   ...taxRateHandlers,
+  ...meterHandlers,
+  ...usageHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

@@ -91,6 +91,12 @@ export const EVENT_CATALOGUE = [
   // Invoices and tax (docs/invoices-and-tax.md).
   { group: "Account settings", aggregateType: "account_settings", types: ["account.settings_updated"] },
   { group: "Tax rate", aggregateType: "tax_rate", types: ["tax_rate.created", "tax_rate.updated"] },
+  // Our own namespace (usage-based billing), beyond the spec's 51 types.
+  {
+    group: "Meter",
+    aggregateType: "meter",
+    types: ["meter.created", "meter.updated", "meter.deactivated", "meter.reactivated"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -173,6 +179,10 @@ export const EVENT_DESCRIPTIONS = {
   "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
   "tax_rate.created": "A tax rate was created.",
   "tax_rate.updated": "A tax rate was changed or archived (`active` false).",
+  "meter.created": "A meter was created: usage events of its `event_name` are now counted.",
+  "meter.updated": "A meter's `display_name` was changed.",
+  "meter.deactivated": "A meter was deactivated: it accepts no more usage events and frees its `event_name`.",
+  "meter.reactivated": "An inactive meter was reactivated and counts usage events again.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -5,6 +5,7 @@ import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
+import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
@@ -40,6 +41,7 @@ export const AGGREGATE_SCHEMAS = {
   user: AuditUser,
   account_settings: AccountSettings,
   tax_rate: TaxRate,
+  meter: Meter,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

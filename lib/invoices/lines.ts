@@ -7,6 +7,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
+import { tieredAmount } from "@/lib/prices/tiers";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
 import { MAX_LINES, type InvoiceLineInput } from "./schema";
@@ -36,6 +37,7 @@ export async function lineRow(
   const quantity = line.quantity ?? 1;
   let unitAmountAtom: number;
   let priceId: string | null = null;
+  const taxRateIds = (await taxRatesOf(tx, invoice.accountId, line.tax_rates ?? [], `${field}tax_rates`)).map((rate) => rate.id);
   if (line.price !== undefined) {
     const [price] = await tx
       .select()
@@ -47,13 +49,36 @@ export async function lineRow(
     if (price.currency !== invoice.currency) {
       throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
     }
+    if (price.usageType === "metered") throw refuse(`Price '${price.id}' is metered: it is billed from usage at renewal.`);
     unitAmountAtom = price.unitAmountAtom;
     priceId = price.id;
+    if (price.billingScheme === "tiered") {
+      // A tiered line's amount is its tiers' for the quantity; it has no single unit amount (0).
+      const amount = tieredAmount(price.tiers ?? [], price.tiersMode ?? "graduated", quantity);
+      if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw validationFailed([{ field: `${field}quantity`, message: "The tiered amount exceeds 2^53 - 1 atoms." }]);
+      }
+      return { ...lineBase(invoice, priceId, line, quantity, taxRateIds, created), unitAmountAtom: 0, amountAtom: Number(amount) };
+    }
   } else {
     // The schema requires unit_amount_atom when price is absent.
     unitAmountAtom = line.unit_amount_atom!;
   }
-  const rates = await taxRatesOf(tx, invoice.accountId, line.tax_rates ?? [], `${field}tax_rates`);
+  return {
+    ...lineBase(invoice, priceId, line, quantity, taxRateIds, created),
+    unitAmountAtom,
+    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
+  };
+}
+
+function lineBase(
+  invoice: Pick<InvoiceRow, "id" | "accountId">,
+  priceId: string | null,
+  line: LineInput,
+  quantity: number,
+  taxRateIds: string[],
+  created: Date,
+) {
   return {
     id: newId("invoiceLine"),
     accountId: invoice.accountId,
@@ -61,9 +86,7 @@ export async function lineRow(
     priceId,
     description: line.description ?? null,
     quantity,
-    unitAmountAtom,
-    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
-    taxRateIds: rates.map((rate) => rate.id),
+    taxRateIds,
     created,
   };
 }

@@ -87,7 +87,7 @@ export const InvoiceLine = z
     description: z.string().nullable(),
     quantity: z.number().int(),
     unit_amount_atom: z.number().int(),
-    amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom." }),
+    amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0)." }),
     tax_rates: z.array(z.string()).meta({ description: "The line's tax rates; on a finalized invoice, the ones that applied (the defaults included)." }),
     discount_atom: z.number().int().meta({ description: "The line's share of the invoice's discount (set at finalization)." }),
     tax_amounts: z.array(TaxAmountSchema).meta({ description: "The line's tax per rate (set at finalization; empty on drafts)." }),

@@ -15,6 +15,10 @@ const UnitAmountAtom = z
 
 const Nickname = z.string().min(1).max(256).nullable();
 
+export const USAGE_TYPES = ["licensed", "metered"] as const;
+export const BILLING_SCHEMES = ["per_unit", "tiered"] as const;
+export const TIERS_MODES = ["graduated", "volume"] as const;
+
 const Recurring = z
   .strictObject({
     interval: z.enum(RECURRING_INTERVALS),
@@ -24,18 +28,37 @@ const Recurring = z
       .max(365, "Must be from 1 to 365.")
       .optional()
       .meta({ description: "Intervals between billings, 1 to 365. Default 1." }),
+    usage_type: z.enum(USAGE_TYPES).optional().meta({
+      description: "`licensed` (default): billed in advance by quantity; `metered`: billed in arrears from the usage of `meter`.",
+    }),
+    meter: z.string().min(1).optional().meta({ description: "Required with `usage_type: metered`: an active meter (`mtr_…`)." }),
   })
   .meta({ id: "PriceRecurringInput" });
+
+const TierAtoms = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const PriceTier = z
+  .strictObject({
+    up_to: z.int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().meta({ description: "Upper bound of units (inclusive); null on the last tier." }),
+    unit_amount_atom: TierAtoms.meta({ description: "Per unit, in atoms." }),
+    flat_amount_atom: TierAtoms.optional().meta({ description: "A flat fee for the tier, in atoms." }),
+  })
+  .meta({ id: "PriceTier" });
 
 export const PriceCreateInput = z
   .strictObject({
     product: z.string().min(1).meta({ description: "The product (`prod_…`) of this account the price belongs to." }),
     currency: Currency,
-    unit_amount_atom: UnitAmountAtom,
+    unit_amount_atom: UnitAmountAtom.optional().meta({ description: "Required with `billing_scheme: per_unit` (the default), not allowed with `tiered`." }),
     type: z.enum(PRICE_TYPES),
     recurring: Recurring.nullable()
       .optional()
       .meta({ description: "Required when `type` is `recurring`, absent or null otherwise." }),
+    billing_scheme: z.enum(BILLING_SCHEMES).optional().meta({ description: "`per_unit` (default) or `tiered` (then `tiers` and `tiers_mode`)." }),
+    tiers_mode: z.enum(TIERS_MODES).optional().meta({
+      description: "`graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.",
+    }),
+    tiers: z.array(PriceTier).min(1).max(20).optional().meta({ description: "Ascending `up_to`, the last one null." }),
     nickname: Nickname.optional(),
     active: z.boolean().optional().meta({ description: "Default true." }),
     metadata: Metadata.optional(),
@@ -47,8 +70,31 @@ export const PriceCreateInput = z
     if (input.type === "one_time" && input.recurring) {
       issues.addIssue({ code: "custom", path: ["recurring"], message: "Only recurring prices have a recurring interval." });
     }
+    const missing = (path: string, message: string) =>
+      issues.addIssue({ code: "invalid_type", expected: "number", input: undefined, path: [path], message });
+    const tiered = input.billing_scheme === "tiered";
+    if (!tiered && input.unit_amount_atom === undefined) missing("unit_amount_atom", "Required with billing_scheme per_unit.");
+    if (tiered && input.unit_amount_atom !== undefined) {
+      issues.addIssue({ code: "custom", path: ["unit_amount_atom"], message: "Not allowed with billing_scheme tiered (give tiers)." });
+    }
+    if (tiered && input.tiers === undefined) missing("tiers", "Required with billing_scheme tiered.");
+    if (tiered && input.tiers_mode === undefined) missing("tiers_mode", "Required with billing_scheme tiered.");
+    if (!tiered && (input.tiers !== undefined || input.tiers_mode !== undefined)) {
+      issues.addIssue({ code: "custom", path: ["tiers"], message: "Only with billing_scheme tiered." });
+    }
+    const metered = input.recurring?.usage_type === "metered";
+    if (metered && input.recurring?.meter === undefined) {
+      issues.addIssue({ code: "invalid_type", expected: "string", input: undefined, path: ["recurring", "meter"], message: "Required with usage_type metered." });
+    }
+    if (!metered && input.recurring?.meter !== undefined) {
+      issues.addIssue({ code: "custom", path: ["recurring", "meter"], message: "Only with usage_type metered." });
+    }
   })
-  .meta({ id: "PriceCreateInput" });
+  // A whole example: unit_amount_atom is required only with the default billing scheme.
+  .meta({
+    id: "PriceCreateInput",
+    example: { product: "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5", currency: "usd", unit_amount_atom: 1500, type: "recurring", recurring: { interval: "month" } },
+  });
 
 // Amount, currency, type and schedule are what a customer agreed to pay: never edited in place.
 const immutable = (field: string) =>
@@ -67,6 +113,9 @@ export const PriceUpdateInput = z
     unit_amount_atom: immutable("unit_amount_atom"),
     type: immutable("type"),
     recurring: immutable("recurring"),
+    billing_scheme: immutable("billing_scheme"),
+    tiers_mode: immutable("tiers_mode"),
+    tiers: immutable("tiers"),
   })
   .meta({ id: "PriceUpdateInput" });
 
@@ -79,9 +128,20 @@ export const Price = z
     unit_amount_atom: z.number().int(),
     type: z.enum(PRICE_TYPES),
     recurring: z
-      .object({ interval: z.enum(RECURRING_INTERVALS), interval_count: z.number().int() })
+      .object({
+        interval: z.enum(RECURRING_INTERVALS),
+        interval_count: z.number().int(),
+        usage_type: z.enum(USAGE_TYPES),
+        meter: z.string().nullable().meta({ description: "The meter of a metered price, else null." }),
+      })
       .nullable()
       .meta({ description: "Null for one-time prices." }),
+    billing_scheme: z.enum(BILLING_SCHEMES),
+    tiers_mode: z.enum(TIERS_MODES).nullable(),
+    tiers: z
+      .array(z.object({ up_to: z.int().nullable(), unit_amount_atom: z.int(), flat_amount_atom: z.int() }))
+      .nullable()
+      .meta({ description: "The tiers of a tiered price (then `unit_amount_atom` is 0), else null." }),
     nickname: z.string().nullable(),
     active: z.boolean(),
     metadata: z.record(z.string(), z.string()),

@@ -2,10 +2,10 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { listQuery, pageOf } from "@/db/page";
-import { prices } from "@/db/schema";
+import { meters, prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
-import { notFound } from "@/lib/errors";
+import { notFound, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
@@ -14,6 +14,19 @@ import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import type { PRICE_TYPES, PriceCreateInput, PriceUpdateInput } from "./schema";
 import { serializePrice, type PriceRow } from "./serialize";
+import { tiersProblem } from "./tiers";
+
+/** A metered price counts an active meter of the account (422 otherwise, naming `recurring.meter`). */
+async function requireActiveMeter(tx: ChangeTransaction, accountId: string, meterId: string): Promise<void> {
+  const [meter] = await tx
+    .select({ active: meters.active })
+    .from(meters)
+    .where(and(eq(meters.accountId, accountId), eq(meters.id, meterId)));
+  if (!meter?.active) {
+    const message = meter ? `Meter '${meterId}' is inactive.` : `No such meter: '${meterId}'.`;
+    throw validationFailed([{ field: "recurring.meter", message }], message);
+  }
+}
 
 const live = (accountId: string) => and(eq(prices.accountId, accountId), isNull(prices.deletedAt));
 
@@ -27,6 +40,11 @@ async function lockPrice(tx: ChangeTransaction, accountId: string, id: string): 
 export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCreateInput>>): Promise<PriceRow> {
   return withChangeTransaction(async (tx) => {
     const product = await lockProductForPrice(tx, ctx.accountId, input.product);
+    // The tiers' order is the domain's rule (lib/prices/tiers.ts), checked before anything is written.
+    const problem = input.tiers ? tiersProblem(input.tiers) : null;
+    if (problem) throw validationFailed([{ field: "tiers", message: problem }], problem);
+    const meterId = input.recurring?.meter ?? null;
+    if (meterId !== null) await requireActiveMeter(tx, ctx.accountId, meterId);
     const now = ctx.now();
     const row = one(await tx
       .insert(prices)
@@ -35,10 +53,15 @@ export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCrea
         accountId: ctx.accountId,
         productId: product.id,
         currency: input.currency,
-        unitAmountAtom: input.unit_amount_atom,
+        unitAmountAtom: input.unit_amount_atom ?? 0,
         type: input.type,
         recurringInterval: input.recurring?.interval ?? null,
         recurringIntervalCount: input.recurring ? (input.recurring.interval_count ?? 1) : null,
+        usageType: input.recurring?.usage_type ?? "licensed",
+        meterId,
+        billingScheme: input.billing_scheme ?? "per_unit",
+        tiersMode: input.tiers_mode ?? null,
+        tiers: input.tiers ?? null,
         nickname: input.nickname ?? null,
         active: input.active ?? true,
         metadata: input.metadata ?? {},

@@ -1,3 +1,4 @@
+import type { UsageLine } from "@/lib/usage/billing";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
@@ -67,6 +68,17 @@ export async function recurringPrice(executor: Executor, accountId: string, id: 
   return price;
 }
 
+/**
+ * A metered item has no quantity (its usage is billed): one given is a 422 naming `field`. Its row
+ * keeps quantity 1, which nothing bills (docs/usage-billing.md).
+ */
+export function refuseMeteredQuantity(price: PriceRow, quantity: number | undefined, field: string): void {
+  if (price.usageType === "metered" && quantity !== undefined) {
+    const message = `Price '${price.id}' is metered: its item has no quantity (usage is billed).`;
+    throw validationFailed([{ field, message }], message);
+  }
+}
+
 export const scheduleOf = (price: PriceRow): SubscriptionSchedule => ({
   currency: price.currency,
   // recurringPrice checked both are set.
@@ -105,7 +117,9 @@ export async function emit(
  */
 export async function renewalLines(executor: Executor, items: SubscriptionItemRow[]) {
   const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
-  return items.map((item) => {
+  // Metered items are billed in arrears from usage (lib/usage/billing.ts), not in advance.
+  const licensed = items.filter((item) => rows.find((row) => row.id === item.priceId)?.usageType !== "metered");
+  return licensed.map((item) => {
     const price = rows.find((row) => row.id === item.priceId)!;
     return price.active && price.deletedAt === null
       ? { price: price.id, quantity: item.quantity }
@@ -121,9 +135,9 @@ export async function draftInvoice(
   ctx: ServiceContext,
   subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">,
   items: SubscriptionItemRow[],
-  within?: { tx: ChangeTransaction; id: string | null },
+  within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLine[] },
 ) {
-  const lines = await renewalLines(within?.tx ?? (await getDb()), items);
+  const lines = [...(await renewalLines(within?.tx ?? (await getDb()), items)), ...(within?.usage ?? [])];
   const input = { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines };
   if (!within) return createInvoice({ ctx, input });
   return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id } });

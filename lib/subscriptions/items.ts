@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
-import { subscriptionItems, subscriptions } from "@/db/schema";
+import { prices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, scheduleOfSubscription } from "./core";
+import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, refuseMeteredQuantity, scheduleOfSubscription } from "./core";
 import type { SubscriptionItemInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionRow, SubscriptionWithItems } from "./serialize";
 import { getSubscription } from "./service";
@@ -34,6 +34,7 @@ export async function addSubscriptionItem({
       throw validationFailed([{ field: "price", message: `Price '${price.id}' is already an item; change its quantity instead.` }]);
     }
     if (items.length >= 20) throw validationFailed([{ field: "price", message: "A subscription has at most 20 items." }]);
+    refuseMeteredQuantity(price, input.item.quantity, "quantity");
     await tx.insert(subscriptionItems).values({
       id: newId("subscriptionItem"),
       subscriptionId: subscription.id,
@@ -59,6 +60,8 @@ export async function updateSubscriptionItem({
 }: Verb<{ id: string; itemId: string; quantity: number }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
     const item = itemOf(subscription, items, input.itemId);
+    const [price] = await tx.select().from(prices).where(eq(prices.id, item.priceId));
+    if (price) refuseMeteredQuantity(price, input.quantity, "quantity");
     if (item.quantity === input.quantity) return false;
     await tx.update(subscriptionItems).set({ quantity: input.quantity, updated: now }).where(eq(subscriptionItems.id, item.id));
     return true;

@@ -6,6 +6,7 @@ import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/tran
 import { loadInvoice } from "@/lib/invoices/core";
 import { finalizeInvoice } from "@/lib/invoices/service";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { billFinalUsage, renewalGraceMs, usageLines } from "@/lib/usage/billing";
 import { stopDunning } from "./collection-status";
 import { assertStatus, draftInvoice, emit, itemsOf, LIVE, ofAccount, scheduleOfSubscription, setFields } from "./core";
 import { collectRenewalInvoice, lockDunningInvoices } from "./dunning";
@@ -47,6 +48,12 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     if (now.getTime() < locked.currentPeriodEnd.getTime()) {
       throw new ServiceError("conflict", `Subscription '${locked.id}' is not due: its period ends at ${locked.currentPeriodEnd.toISOString()}.`);
     }
+    // With metered items the period's invoice waits for the late events of the grace window.
+    const dueAt = locked.currentPeriodEnd.getTime() + (await renewalGraceMs(tx, locked.id));
+    if (now.getTime() < dueAt) {
+      if (options.skipLocked) return null;
+      throw new ServiceError("conflict", `Subscription '${locked.id}' is not due: its metered usage is billed at ${new Date(dueAt).toISOString()}.`);
+    }
     const before = { subscription: locked, items: await itemsOf(tx, locked.id) };
     const at = ctx.now();
     const [customer] = await tx.select({ deletedAt: customers.deletedAt }).from(customers).where(eq(customers.id, locked.customerId));
@@ -54,11 +61,14 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
       await lockDunningInvoices(tx, ctx, locked.id);
       await stopDunning(tx, ctx, locked.id);
       await setFields(tx, locked.id, { status: "cancelled", cancelledAt: locked.currentPeriodEnd, cancelAtPeriodEnd: false, upcomingInvoiceId: null, updated: at });
+      if (!customer?.deletedAt) await billFinalUsage(tx, ctx, locked, locked.currentPeriodEnd);
       const after = { subscription: (await reread(tx, locked.id))!, items: before.items };
       await emit(tx, ctx, "customer.subscription.cancelled", after, before);
       return { subscription: after, invoice: null };
     }
-    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId });
+    // The period that just ended: its metered usage, in arrears, beside the next period's licensed items.
+    const usage = locked.status === "paused" ? [] : await usageLines(tx, locked, locked.currentPeriodStart, locked.currentPeriodEnd);
+    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId, usage });
     const schedule = await scheduleOfSubscription(tx, before.items);
     // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
     const anchor = locked.trialEnd ?? locked.created;

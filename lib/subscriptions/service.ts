@@ -1,3 +1,4 @@
+import { billFinalUsage } from "@/lib/usage/billing";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
@@ -24,6 +25,7 @@ import {
   LIVE,
   ofAccount,
   recurringPrice,
+  refuseMeteredQuantity,
   scheduleOf,
   setFields,
   type SubscriptionSchedule,
@@ -50,6 +52,7 @@ async function resolveItems(executor: Executor, accountId: string, items: z.outp
     if (resolved.some((r) => r.price.id === price.id)) {
       throw validationFailed([{ field, message: `Price '${price.id}' appears twice; set its quantity instead.` }]);
     }
+    refuseMeteredQuantity(price, item.quantity, `items.${index}.quantity`);
     schedule ??= scheduleOf(price);
     resolved.push({ price, quantity: item.quantity ?? 1 });
   }
@@ -93,7 +96,9 @@ export async function createSubscription({
   }));
   // Without a trial the first period is billed now: the draft comes first (invoice.created), then
   // the subscription pointing at it (customer.subscription.created), then its finalization.
-  const draft = trialEnd ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
+  // Only metered items: nothing is billed in advance; the first invoice is the first period's usage.
+  const allMetered = checked.resolved.every((r) => r.price.usageType === "metered");
+  const draft = trialEnd || allMetered ? null : await draftInvoice(ctx, header, itemRows as SubscriptionItemRow[]);
 
   const created = await withChangeTransaction(async (tx) => {
     const [locked] = await tx
@@ -221,6 +226,8 @@ export async function cancelSubscription({
     await lockDunningInvoices(tx, ctx, subscription.id);
     await stopDunning(tx, ctx, subscription.id);
     await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null });
+    // The usage so far of its metered items goes on a final invoice.
+    await billFinalUsage(tx, ctx, subscription, now);
     return true;
   });
 }

@@ -11,6 +11,7 @@ import { serializeInvoice } from "@/lib/invoices/serialize";
 import { previewInvoice } from "@/lib/invoices/service";
 import { serializeSubscription } from "./serialize";
 import { renewalLines } from "./core";
+import { renewalDueAt } from "@/lib/usage/billing";
 import { renewOnePeriod } from "./renewal";
 import { TRIAL_WILL_END_NOTICE_MS, UPCOMING_INVOICE_LEAD_MS } from "./time";
 
@@ -187,9 +188,10 @@ const renewable = ne(subscriptions.status, "cancelled");
 
 export const renewals = subscriptionKind({
   name: "renewal",
-  due: (now) => and(renewable, lte(subscriptions.currentPeriodEnd, now)),
+  // Metered subscriptions fall due a grace window after the period end (lib/usage/billing.ts).
+  due: (now) => and(renewable, lte(subscriptions.currentPeriodEnd, now), sql`${renewalDueAt} <= ${later(now, 0)}`),
   live: renewable,
-  earliest: min(subscriptions.currentPeriodEnd) as SQL<Date | null>,
+  earliest: min(renewalDueAt).mapWith(subscriptions.currentPeriodEnd) as SQL<Date | null>,
   // One period per call: a subscription several periods behind stays due, and the runner loops.
   runOne: async (ctx, id) => (await renewOnePeriod(ctx, id, ctx.now(), { skipLocked: true })) !== null,
 });

@@ -22,6 +22,7 @@ const KIND: Record<AggregateType, IdKind> = {
   user: "user",
   account_settings: "account",
   tax_rate: "taxRate",
+  meter: "meter",
 };
 
 /**

@@ -89,6 +89,12 @@ beforeAll(async () => {
   const doomed = await post("/coupons", { percent_off: 1, duration: "forever" });
   await del(`/coupons/${doomed.id}`);
 
+  // Meters (usage-based billing): created, updated, deactivated, reactivated.
+  const meter = await post("/meters", { event_name: "api_request", display_name: "API requests", aggregation: "count" });
+  await post(`/meters/${meter.id}`, { display_name: "Requests" });
+  await post(`/meters/${meter.id}/deactivate`);
+  await post(`/meters/${meter.id}/reactivate`);
+
   // Customers and a customer discount: created, updated (replaced), deleted.
   const customer = await post("/customers", { email: "jenny@example.com", name: "Jenny" });
   await post(`/customers/${customer.id}`, { name: "Jenny Rosen" });
@@ -318,6 +324,10 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(data.object).toBe("account_settings");
     expect(event.previous_data).not.toBeNull();
   },
+  "meter.created": status("active"),
+  "meter.updated": (data, event) => expect(event.previous_data.display_name).not.toBe(data.display_name),
+  "meter.deactivated": status("inactive"),
+  "meter.reactivated": status("active"),
 };
 
 /** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */

@@ -68,7 +68,10 @@ describe("prices", () => {
       currency: "eur",
       unit_amount_atom: 1500,
       type: "recurring",
-      recurring: { interval: "year", interval_count: 2 },
+      recurring: { interval: "year", interval_count: 2, usage_type: "licensed", meter: null },
+      billing_scheme: "per_unit",
+      tiers_mode: null,
+      tiers: null,
       nickname: "Biennial",
       active: true,
       metadata: { k: "v" },
@@ -91,7 +94,7 @@ describe("prices", () => {
     expect(explicitNull.status, explicitNull.text).toBe(201);
 
     const recurring = await create(monthly());
-    expect(recurring.body.recurring).toEqual({ interval: "month", interval_count: 1 });
+    expect(recurring.body.recurring).toEqual({ interval: "month", interval_count: 1, usage_type: "licensed", meter: null });
 
     const large = await create({ ...monthly(), unit_amount_atom: Number.MAX_SAFE_INTEGER });
     expect(large.status, large.text).toBe(201);

@@ -1268,86 +1268,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/invoices/{invoice_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
-         */
-        get: operations["getInvoicePdf"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/invoices/{invoice_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
-         */
-        get: operations["getInvoicePdfForTokenAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hosted-invoices/{token}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
-         */
-        get: operations["getHostedInvoicePdf"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hosted-invoices/{token}/pay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pay an open invoice from its hosted page
-         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
-         */
-        post: operations["payHostedInvoice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -2482,7 +2402,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/account-settings": {
+    "/{account_id}/meters": {
         parameters: {
             query?: never;
             header?: never;
@@ -2490,23 +2410,23 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve the account settings
-         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         * List meters
+         * @description The account's meters, active and inactive, newest first.
          */
-        get: operations["getAccountSettings"];
+        get: operations["listMeters"];
         put?: never;
         /**
-         * Update the account settings
-         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         * Create a meter
+         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
          */
-        post: operations["updateAccountSettings"];
+        post: operations["createMeter"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/account-settings": {
+    "/meters": {
         parameters: {
             query?: never;
             header?: never;
@@ -2514,95 +2434,265 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve the account settings
-         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         * List meters
+         * @description The account's meters, active and inactive, newest first.
          */
-        get: operations["getAccountSettingsForTokenAccount"];
+        get: operations["listMetersForTokenAccount"];
         put?: never;
         /**
-         * Update the account settings
-         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         * Create a meter
+         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
          */
-        post: operations["updateAccountSettingsForTokenAccount"];
+        post: operations["createMeterForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/tax-rates": {
+    "/{account_id}/meters/{meter_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * List tax rates
-         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
-         */
-        get: operations["listTaxRates"];
+        /** Retrieve a meter */
+        get: operations["getMeter"];
         put?: never;
         /**
-         * Create a tax rate
-         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         * Update a meter
+         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
          */
-        post: operations["createTaxRate"];
+        post: operations["updateMeter"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/tax-rates": {
+    "/meters/{meter_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * List tax rates
-         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
-         */
-        get: operations["listTaxRatesForTokenAccount"];
+        /** Retrieve a meter */
+        get: operations["getMeterForTokenAccount"];
         put?: never;
         /**
-         * Create a tax rate
-         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         * Update a meter
+         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
          */
-        post: operations["createTaxRateForTokenAccount"];
+        post: operations["updateMeterForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/tax-rates/{tax_rate_id}": {
+    "/{account_id}/meters/{meter_id}/deactivate": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Retrieve a tax rate
-         * @description Archived rates too.
-         */
-        get: operations["getTaxRate"];
+        get?: never;
         put?: never;
         /**
-         * Update or archive a tax rate
-         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         * Deactivate a meter
+         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
          */
-        post: operations["updateTaxRate"];
+        post: operations["deactivateMeter"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/tax-rates/{tax_rate_id}": {
+    "/meters/{meter_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a meter
+         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
+         */
+        post: operations["deactivateMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a meter
+         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         */
+        post: operations["reactivateMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a meter
+         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         */
+        post: operations["reactivateMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a usage event
+         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         */
+        post: operations["createUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a usage event
+         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         */
+        post: operations["createUsageEventForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest usage events in a batch
+         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         */
+        post: operations["createUsageEventBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest usage events in a batch
+         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         */
+        post: operations["createUsageEventBatchForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events/{identifier}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a usage event
+         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         */
+        post: operations["cancelUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events/{identifier}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a usage event
+         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         */
+        post: operations["cancelUsageEventForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/{customer_id}/usage": {
         parameters: {
             query?: never;
             header?: never;
@@ -2610,16 +2700,72 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve a tax rate
-         * @description Archived rates too.
+         * A customer's usage of a meter
+         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
          */
-        get: operations["getTaxRateForTokenAccount"];
+        get: operations["getCustomerUsage"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * Update or archive a tax rate
-         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         * A customer's usage of a meter
+         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
          */
-        post: operations["updateTaxRateForTokenAccount"];
+        get: operations["getCustomerUsageForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter by hour or day
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         */
+        get: operations["getMeterSummaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter by hour or day
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         */
+        get: operations["getMeterSummariesForTokenAccount"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3648,7 +3794,7 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
-    "account.settings_updated": {
+    "meter.created": {
         parameters: {
             query?: never;
             header?: never;
@@ -3658,17 +3804,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * account.settings_updated
-         * @description The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's. `data.object` is the account_settings. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * meter.created
+         * @description A meter was created: usage events of its `event_name` are now counted. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["accountSettingsUpdatedWebhook"];
+        post: operations["meterCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "tax_rate.created": {
+    "meter.updated": {
         parameters: {
             query?: never;
             header?: never;
@@ -3678,17 +3824,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * tax_rate.created
-         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * meter.updated
+         * @description A meter's `display_name` was changed. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["taxRateCreatedWebhook"];
+        post: operations["meterUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "tax_rate.updated": {
+    "meter.deactivated": {
         parameters: {
             query?: never;
             header?: never;
@@ -3698,10 +3844,30 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * tax_rate.updated
-         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * meter.deactivated
+         * @description A meter was deactivated: it accepts no more usage events and frees its `event_name`. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["taxRateUpdatedWebhook"];
+        post: operations["meterDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meter.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meter.reactivated
+         * @description An inactive meter was reactivated and counts usage events again. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["meterReactivatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3718,9 +3884,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "account_settings" | "tax_rate";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "meter";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3728,33 +3894,8 @@ export type components = {
              */
             email: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            /** @description Invoice language; null: the account's `default_locale`. */
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxIdInput"][];
-            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
-            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
-        };
-        PostalAddressInput: {
-            line1: string;
-            line2?: string | null;
-            postal_code: string;
-            city: string;
-            /** @example FR */
-            country: string;
-        };
-        /**
-         * @example {
-         *       "type": "eu_vat",
-         *       "value": "DE136695976"
-         *     }
-         */
-        TaxIdInput: {
-            /** @enum {string} */
-            type: "eu_vat";
-            value: string;
         };
         /** @description Custom field values by field key. */
         CustomFields: {
@@ -3771,11 +3912,6 @@ export type components = {
              */
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            /** @description Replaces the customer's tax ids. */
-            tax_ids?: components["schemas"]["TaxIdInput"][];
-            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -3873,6 +4009,17 @@ export type components = {
                 [key: string]: string | null;
             };
         };
+        /**
+         * @example {
+         *       "product": "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "currency": "usd",
+         *       "unit_amount_atom": 1500,
+         *       "type": "recurring",
+         *       "recurring": {
+         *         "interval": "month"
+         *       }
+         *     }
+         */
         PriceCreateInput: {
             /** @description The product (`prod_…`) of this account the price belongs to. */
             product: string;
@@ -3882,14 +4029,26 @@ export type components = {
              */
             currency: string;
             /**
-             * @description Integer amount in atomic units (cents for usd). Never a decimal.
+             * @description Required with `billing_scheme: per_unit` (the default), not allowed with `tiered`.
              * @example 1500
              */
-            unit_amount_atom: number;
+            unit_amount_atom?: number;
             /** @enum {string} */
             type: "one_time" | "recurring";
             /** @description Required when `type` is `recurring`, absent or null otherwise. */
             recurring?: components["schemas"]["PriceRecurringInput"] | null;
+            /**
+             * @description `per_unit` (default) or `tiered` (then `tiers` and `tiers_mode`).
+             * @enum {string}
+             */
+            billing_scheme?: "per_unit" | "tiered";
+            /**
+             * @description `graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.
+             * @enum {string}
+             */
+            tiers_mode?: "graduated" | "volume";
+            /** @description Ascending `up_to`, the last one null. */
+            tiers?: components["schemas"]["PriceTier"][];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -3900,6 +4059,21 @@ export type components = {
             interval: "day" | "week" | "month" | "year";
             /** @description Intervals between billings, 1 to 365. Default 1. */
             interval_count?: number;
+            /**
+             * @description `licensed` (default): billed in advance by quantity; `metered`: billed in arrears from the usage of `meter`.
+             * @enum {string}
+             */
+            usage_type?: "licensed" | "metered";
+            /** @description Required with `usage_type: metered`: an active meter (`mtr_…`). */
+            meter?: string;
+        };
+        PriceTier: {
+            /** @description Upper bound of units (inclusive); null on the last tier. */
+            up_to: number | null;
+            /** @description Per unit, in atoms. */
+            unit_amount_atom: number;
+            /** @description A flat fee for the tier, in atoms. */
+            flat_amount_atom?: number;
         };
         PriceUpdateInput: {
             nickname?: string | null;
@@ -3919,6 +4093,12 @@ export type components = {
             type?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             recurring?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            billing_scheme?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers_mode?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -4005,8 +4185,6 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
-            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
-            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -4016,13 +4194,6 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
-        };
-        HostedInvoicePayInput: {
-            /**
-             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
-             * @example pm_sandbox_succeeds
-             */
-            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -4192,7 +4363,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4214,7 +4385,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4276,49 +4447,68 @@ export type components = {
              */
             to: string;
         };
-        /** @description The settings to change; absent ones are kept, null clears one. */
-        AccountSettingsUpdateInput: {
-            business_name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            tax_id?: string | null;
-            support_email?: string | null;
+        MeterCreateInput: {
             /**
-             * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
-             * @example ACME
+             * @description The usage events this meter counts (their `event_name`).
+             * @example api_request
              */
-            invoice_prefix?: string | null;
-            invoice_footer?: string | null;
-            /** @enum {string} */
-            default_locale?: "en" | "fr" | "de";
-            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
-            default_tax_rate?: string | null;
-        };
-        TaxRateCreateInput: {
-            /** @example VAT */
+            event_name: string;
+            /** @example API requests */
             display_name: string;
-            description?: string | null;
             /**
-             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
-             * @example 19
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
              */
-            percentage: number;
-            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
-            inclusive: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            /**
+             * @description The payload key holding the value (for `unique_count`, the counted key). Default `value`.
+             * @example value
+             */
+            value_key?: string;
         };
-        TaxRateUpdateInput: {
+        MeterUpdateInput: {
+            /** @example API requests */
             display_name?: string;
-            description?: string | null;
-            /** @description false archives the rate: no new use; where it is used, it stays. */
-            active?: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
-            /** @description Keys to set; a key set to null is removed. */
-            metadata?: {
-                [key: string]: string | null;
+            /** @description Immutable: any value is a 422. */
+            event_name?: unknown;
+            /** @description Immutable: any value is a 422. */
+            aggregation?: unknown;
+            /** @description Immutable: any value is a 422. */
+            value_key?: unknown;
+        };
+        UsageEventInput: {
+            /**
+             * @description The `event_name` of an active meter.
+             * @example api_request
+             */
+            event_name: string;
+            /**
+             * @description The customer's id.
+             * @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            customer: string;
+            /**
+             * @description Your unique id of the event: the same identifier is counted once per account (≥ 35 days).
+             * @example req_8f2c1a
+             */
+            identifier: string;
+            /** @description When the usage happened, Unix seconds; default now (the account's clock). At most 5 minutes ahead. */
+            timestamp?: number;
+            /**
+             * @description Flat key → value map; the meter's `value_key` holds the value (an integer ≥ 0).
+             * @default {}
+             * @example {
+             *       "value": 3
+             *     }
+             */
+            payload: {
+                [key: string]: string | number | boolean | null;
             };
+        };
+        UsageEventBatchInput: {
+            events: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -6580,18 +6770,18 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "account.settings_updated";
+            type: "meter.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "account_settings";
+            aggregate_type: "meter";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["AccountSettings"];
+            data: components["schemas"]["Meter"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AccountSettings"] | null;
+            previous_data: components["schemas"]["Meter"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -6622,18 +6812,18 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "tax_rate.created";
+            type: "meter.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "tax_rate";
+            aggregate_type: "meter";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
+            data: components["schemas"]["Meter"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
+            previous_data: components["schemas"]["Meter"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -6664,18 +6854,60 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "tax_rate.updated";
+            type: "meter.deactivated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "tax_rate";
+            aggregate_type: "meter";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
+            data: components["schemas"]["Meter"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "meter.reactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -6926,19 +7158,6 @@ export type components = {
              */
             updated: string;
         };
-        TaxAmount: {
-            tax_rate: string;
-            /** @description The tax, rounded half to even per line. */
-            amount_atom: number;
-            inclusive: boolean;
-            /** @description What the rate applied to (after the discount's share). */
-            taxable_amount_atom: number;
-            /**
-             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
-             * @enum {string}
-             */
-            taxability_reason: "standard_rated" | "reverse_charge";
-        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -6946,14 +7165,8 @@ export type components = {
             description: string | null;
             quantity: number;
             unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom. */
+            /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
-            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
-            tax_rates: string[];
-            /** @description The line's share of the invoice's discount (set at finalization). */
-            discount_atom: number;
-            /** @description The line's tax per rate (set at finalization; empty on drafts). */
-            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -6964,33 +7177,12 @@ export type components = {
             subscription: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /**
-             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
-             * @example ACME-0001
-             */
-            number: string | null;
             currency: string;
-            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_name: string | null;
-            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
-            pdf_sha256: string | null;
-            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
-            invoice_pdf: string | null;
-            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
-            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
-            tax_atom: number;
-            /** @description The tax per rate, summed over the lines. */
-            total_taxes: components["schemas"]["TaxAmount"][];
-            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
-            reverse_charge: boolean;
-            /** @description subtotal − discount + exclusive tax, never negative. */
+            /** @description subtotal − discount, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -7027,22 +7219,6 @@ export type components = {
              */
             updated: string;
         };
-        PostalAddress: {
-            line1: string;
-            line2: string | null;
-            postal_code: string;
-            city: string;
-            /** @description ISO 3166-1 alpha-2, uppercase. */
-            country: string;
-        };
-        TaxId: {
-            /** @enum {string} */
-            type: "eu_vat";
-            /** @description Normalized: uppercase, without spaces, dots or dashes. */
-            value: string;
-            /** @description The issuing country (ISO 3166-1 alpha-2). */
-            country: string;
-        };
         Customer: {
             /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7050,10 +7226,6 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7079,10 +7251,6 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7231,7 +7399,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7265,7 +7446,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7361,41 +7555,24 @@ export type components = {
              */
             updated: string;
         };
-        AccountSettings: {
-            /** @constant */
-            object: "account_settings";
-            /**
-             * @description The account's id.
-             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
-             */
-            id: string;
-            business_name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            tax_id: string | null;
-            support_email: string | null;
-            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
-            invoice_prefix: string;
-            invoice_footer: string | null;
-            /** @enum {string} */
-            default_locale: "en" | "fr" | "de";
-            default_tax_rate: string | null;
-            livemode: boolean;
-        };
-        TaxRate: {
-            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        Meter: {
+            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "tax_rate";
+            object: "meter";
+            event_name: string;
             display_name: string;
-            description: string | null;
-            percentage: number;
-            inclusive: boolean;
-            country: string | null;
-            jurisdiction: string | null;
-            active: boolean;
-            metadata: {
-                [key: string]: string;
-            };
+            /**
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
+             */
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            value_key: string;
+            /**
+             * @description An inactive meter accepts no events and frees its `event_name`.
+             * @enum {string}
+             */
+            status: "active" | "inactive";
             livemode: boolean;
             /**
              * Format: date-time
@@ -7408,34 +7585,34 @@ export type components = {
              */
             updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
+         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *       "data": {
-         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:50:39.850Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.851Z",
+         *       "created": "2026-11-26T04:20:24.582Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7478,31 +7655,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
+         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
+         *       "aggregate_id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *       "data": {
-         *         "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
+         *         "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:50:39.874Z",
+         *         "created": "2026-11-26T04:20:24.613Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *         "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
+         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.876Z",
+         *       "created": "2026-11-26T04:20:24.623Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentFailedEvent: {
@@ -7545,43 +7722,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
+         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *       "data": {
-         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:50:39.850Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:50:39.850Z",
+         *         "created": "2026-11-26T04:20:24.580Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:40.073Z",
+         *       "created": "2026-11-26T04:20:24.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7624,29 +7801,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
+         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *       "data": {
-         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.169Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.169Z",
+         *         "updated": "2026-11-26T04:20:25.260Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.169Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7664,12 +7841,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc85hzmjjs1g6c9dzvyebzbnw",
+         *       "correlation_id": "req_prod_06h1c5ag5aet12c9k9dansx7p7gwr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:41.173Z",
+         *       "created": "2026-11-26T04:20:25.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7712,19 +7889,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
+         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *       "data": {
-         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.259Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.279Z",
+         *         "updated": "2026-11-26T04:20:25.342Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7733,10 +7910,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.259Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7753,24 +7930,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.259Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.259Z",
+         *         "updated": "2026-11-26T04:20:25.329Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.259Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7787,12 +7964,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc85zjm1bsesyfr89rn9dq6yy",
+         *       "correlation_id": "req_prod_06h1c5agfcjy94jsx0x9s3pyj8x2c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:41.281Z",
+         *       "created": "2026-11-26T04:20:25.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7835,20 +8012,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
+         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *       "data": {
-         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.259Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.296Z",
+         *         "updated": "2026-11-26T04:20:25.356Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7857,10 +8034,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.259Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7877,14 +8054,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.259Z",
+         *         "created": "2026-11-26T04:20:25.329Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.279Z",
+         *         "updated": "2026-11-26T04:20:25.342Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7893,10 +8070,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.259Z",
+         *         "expires_at": "2026-11-27T04:20:25.329Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7913,12 +8090,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc861vwzgx8bzwgswmjr2vkag",
+         *       "correlation_id": "req_prod_06h1c5aghb971fws4rvswbakb30vt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:41.298Z",
+         *       "created": "2026-11-26T04:20:25.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -7961,29 +8138,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
+         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *       "data": {
-         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:50:41.169Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.240Z",
+         *         "updated": "2026-11-26T04:20:25.314Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
+         *         "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.169Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7991,33 +8168,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:50:41.240Z",
+         *         "completed_at": "2026-11-26T04:20:25.314Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
+         *         "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.169Z",
+         *         "created": "2026-11-26T04:20:25.260Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.169Z",
+         *         "updated": "2026-11-26T04:20:25.260Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.169Z",
+         *         "expires_at": "2026-11-27T04:20:25.260Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8034,12 +8211,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc85p5g9dy4nrxf0nhjdq2m9j",
+         *       "correlation_id": "req_prod_06h1c5ag8hxyqssjjwj73ka5js1nc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:41.242Z",
+         *       "created": "2026-11-26T04:20:25.318Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0"
+         *       "actor_id": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8082,29 +8259,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
+         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *       "aggregate_id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *       "data": {
-         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:50:41.324Z",
+         *         "created": "2026-11-26T04:20:25.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:50:41.324Z",
+         *         "updated": "2026-11-27T04:20:25.366Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:50:41.324Z",
-         *         "expires_at": "2026-11-27T04:50:41.324Z",
+         *         "expired_at": "2026-11-27T04:20:25.366Z",
+         *         "expires_at": "2026-11-27T04:20:25.366Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8121,24 +8298,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
-         *         "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:41.324Z",
+         *         "created": "2026-11-26T04:20:25.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:41.324Z",
+         *         "updated": "2026-11-26T04:20:25.366Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:50:41.324Z",
+         *         "expires_at": "2026-11-27T04:20:25.366Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8155,10 +8332,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:50:41.324Z",
+         *       "created": "2026-11-27T04:20:25.366Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8203,19 +8380,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
+         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:50:39.843Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.843Z",
+         *         "updated": "2026-11-26T04:20:24.574Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8228,12 +8405,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.846Z",
+         *       "created": "2026-11-26T04:20:24.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8276,19 +8453,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
+         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:50:39.843Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.847Z",
+         *         "updated": "2026-11-26T04:20:24.578Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8300,14 +8477,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:50:39.843Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.843Z",
+         *         "updated": "2026-11-26T04:20:24.574Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8319,12 +8496,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.849Z",
+         *       "created": "2026-11-26T04:20:24.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8367,19 +8544,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
+         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
+         *       "aggregate_id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
+         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:50:39.894Z",
+         *         "created": "2026-11-26T04:20:24.637Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.899Z",
+         *         "updated": "2026-11-26T04:20:24.640Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8391,14 +8568,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
+         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:50:39.894Z",
+         *         "created": "2026-11-26T04:20:24.637Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.894Z",
+         *         "updated": "2026-11-26T04:20:24.637Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8410,12 +8587,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80jezxvw6xb6ztxdqh7ah2t",
+         *       "correlation_id": "req_prod_06h1c5adqb3sk3rn02027ae89j49m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.907Z",
+         *       "created": "2026-11-26T04:20:24.642Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8458,19 +8635,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
+         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:50:39.941Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.946Z",
+         *         "updated": "2026-11-26T04:20:24.672Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8482,14 +8659,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:50:39.941Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.944Z",
+         *         "updated": "2026-11-26T04:20:24.670Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8501,12 +8678,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80rfye1vp6jv259czwpsb2t",
+         *       "correlation_id": "req_prod_06h1c5adve4j1b56nppx9t642s36g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:39.947Z",
+         *       "created": "2026-11-26T04:20:24.673Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8549,19 +8726,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
+         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:50:39.843Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.852Z",
+         *         "updated": "2026-11-26T04:20:24.583Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8573,14 +8750,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:50:39.843Z",
+         *         "created": "2026-11-26T04:20:24.574Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.847Z",
+         *         "updated": "2026-11-26T04:20:24.578Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8592,12 +8769,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80c2nsrnmqgb2drspf8xxnw",
+         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:39.853Z",
+         *       "created": "2026-11-26T04:20:24.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8640,23 +8817,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
+         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:50:39.941Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.959Z",
+         *         "updated": "2026-11-26T04:20:24.684Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:50:39.959Z",
+         *         "canceled_at": "2026-11-26T04:20:24.684Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8664,14 +8841,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:50:39.941Z",
+         *         "created": "2026-11-26T04:20:24.668Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.946Z",
+         *         "updated": "2026-11-26T04:20:24.672Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8683,12 +8860,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80tk5rt76rjfwwnr60ejerw",
+         *       "correlation_id": "req_prod_06h1c5adxax1a24mv466ghmc7yvt0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:50:39.960Z",
+         *       "created": "2026-11-26T04:20:24.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8731,19 +8908,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
+         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *       "aggregate_id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:50:39.867Z",
+         *         "created": "2026-11-26T04:20:24.600Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.877Z",
+         *         "updated": "2026-11-26T04:20:24.624Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8755,14 +8932,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:50:39.867Z",
+         *         "created": "2026-11-26T04:20:24.600Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.870Z",
+         *         "updated": "2026-11-26T04:20:24.607Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8774,12 +8951,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80f7q7w91gjdhhbpf1513bc",
+         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:39.878Z",
+         *       "created": "2026-11-26T04:20:24.625Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8822,19 +8999,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
+         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
+         *       "aggregate_id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *       "data": {
-         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
+         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:50:39.922Z",
+         *         "created": "2026-11-26T04:20:24.649Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.928Z",
+         *         "updated": "2026-11-26T04:20:24.654Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8846,14 +9023,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
+         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:50:39.922Z",
+         *         "created": "2026-11-26T04:20:24.649Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:50:39.924Z",
+         *         "updated": "2026-11-26T04:20:24.651Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8865,12 +9042,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc80p1y7h8v1z9vt0tyek0dg0",
+         *       "correlation_id": "req_prod_06h1c5ads0fb1ccp7khbrf92s1y3g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:39.929Z",
+         *       "created": "2026-11-26T04:20:24.656Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -8913,44 +9090,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
+         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:40.786Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.136Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc8422ac3qn3ks7wn1dbn9pnt",
+         *       "correlation_id": "req_prod_06h1c5afnzrtng0525etn2zpp4j10",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:40.800Z",
+         *       "created": "2026-11-26T04:20:25.148Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -8993,25 +9170,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
+         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.033Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9019,45 +9196,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:40.786Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.136Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc850kq8fywfjkn5sph97p47e",
+         *       "correlation_id": "req_prod_06h1c5afshdp66d92zfcz4qsafzp6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:41.041Z",
+         *       "created": "2026-11-26T04:20:25.172Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9100,53 +9277,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
+         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.069Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.189Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:50:41.069Z",
+         *         "paused_at": "2026-11-26T04:20:25.189Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.033Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9154,19 +9331,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc854trd3p6za57z2pndg7m6c",
+         *       "correlation_id": "req_prod_06h1c5afwcj7qsc4dyhmwagktst7m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:41.074Z",
+         *       "created": "2026-11-26T04:20:25.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9209,25 +9386,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
+         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.094Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.207Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9235,47 +9412,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.069Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.189Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:50:41.069Z",
+         *         "paused_at": "2026-11-26T04:20:25.189Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc858a01zb6f81mdzy9rpxa1m",
+         *       "correlation_id": "req_prod_06h1c5afy5ka48dmndeb0r9yx9sga",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:50:41.097Z",
+         *       "created": "2026-11-26T04:20:25.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9318,53 +9495,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
+         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *       "data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.114Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.229Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:50:41.114Z",
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "cancelled_at": "2026-11-26T04:20:25.229Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:50:40.786Z",
-         *         "updated": "2026-11-26T04:50:41.094Z",
+         *         "created": "2026-11-26T04:20:25.136Z",
+         *         "updated": "2026-11-26T04:20:25.207Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9372,19 +9549,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *         "current_period_end": "2026-12-26T04:50:40.786Z",
+         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *         "current_period_end": "2026-12-26T04:20:25.136Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:40.786Z",
+         *         "current_period_start": "2026-11-26T04:20:25.136Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc85aserrt2gn21x6mje49y90",
+         *       "correlation_id": "req_prod_06h1c5ag1c6prgcyg22re7jaqb6j0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:50:41.118Z",
+         *       "created": "2026-11-26T04:20:25.233Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9427,42 +9604,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
+         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *       "aggregate_id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *       "data": {
-         *         "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *         "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:50:41.143Z",
-         *         "updated": "2026-11-26T04:50:41.143Z",
+         *         "created": "2026-11-26T04:20:25.247Z",
+         *         "updated": "2026-11-26T04:20:25.247Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:50:41.143Z",
+         *         "trial_end": "2026-12-03T04:20:25.247Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:50:41.143Z",
+         *         "current_period_end": "2026-12-03T04:20:25.247Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:50:41.143Z",
+         *         "current_period_start": "2026-11-26T04:20:25.247Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:50:41.143Z",
+         *       "created": "2026-11-30T04:20:25.247Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9507,68 +9684,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
+         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.140Z",
+         *         "updated": "2026-11-26T04:20:24.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
          *         "description": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc81h0p0ws2ggstzp7gz5gae6",
+         *       "correlation_id": "req_prod_06h1c5ae6r63763r07skdaeprs4xp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:40.145Z",
+         *       "created": "2026-11-26T04:20:24.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9611,117 +9776,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
+         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.186Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.140Z",
+         *         "updated": "2026-11-26T04:20:24.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
          *         "description": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc81ptra4efeg4a3rb0ry7252",
+         *       "correlation_id": "req_prod_06h1c5ae9vmfhskwmaxnbctwf9psm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:40.223Z",
+         *       "created": "2026-11-26T04:20:24.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9764,117 +9905,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
+         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:50:40.140Z",
-         *         "paid_at": "2026-11-26T04:50:40.299Z",
-         *         "updated": "2026-11-26T04:50:40.299Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.186Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
+         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:40.301Z",
+         *       "created": "2026-11-26T04:20:24.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaidEvent: {
@@ -9917,117 +10034,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
+         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:50:40.140Z",
-         *         "paid_at": "2026-11-26T04:50:40.299Z",
-         *         "updated": "2026-11-26T04:50:40.299Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.140Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.186Z",
+         *         "updated": "2026-11-26T04:20:24.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc8237jc70fxjej0nsn7fg0fm",
+         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:50:40.303Z",
+         *       "created": "2026-11-26T04:20:24.830Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10070,68 +10163,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
+         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
+         *       "aggregate_id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *       "data": {
-         *         "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
+         *         "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.365Z",
+         *         "created": "2026-11-26T04:20:24.938Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.383Z",
+         *         "updated": "2026-11-26T04:20:24.950Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.383Z",
+         *         "finalized_at": "2026-11-26T04:20:24.950Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc82sxdv72qqjpazpg1pdakjc",
+         *       "correlation_id": "req_prod_06h1c5aezr1j3kc738nfbx2fdmpgp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:40.501Z",
+         *       "created": "2026-11-26T04:20:24.969Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10174,68 +10255,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
+         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
+         *       "aggregate_id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *       "data": {
-         *         "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
+         *         "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.521Z",
+         *         "created": "2026-11-26T04:20:24.980Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.536Z",
+         *         "updated": "2026-11-26T04:20:24.993Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.536Z",
+         *         "finalized_at": "2026-11-26T04:20:24.993Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc837bsxv4hgamc8zhj7444ej",
+         *       "correlation_id": "req_prod_06h1c5af52ha5p4t0smtj1215k0ae",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:40.580Z",
+         *       "created": "2026-11-26T04:20:25.009Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10278,115 +10347,91 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
+         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
+         *       "aggregate_id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *       "data": {
-         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
+         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.741Z",
+         *         "created": "2026-11-26T04:20:25.111Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:50:40.724Z",
+         *         "updated": "2026-11-27T04:20:25.099Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:50:40.724Z",
+         *         "due_date": "2026-11-27T04:20:25.099Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:50:40.724Z",
-         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
+         *         "overdue_at": "2026-11-27T04:20:25.099Z",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.756Z",
+         *         "finalized_at": "2026-11-26T04:20:25.122Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
+         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.741Z",
+         *         "created": "2026-11-26T04:20:25.111Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.756Z",
+         *         "updated": "2026-11-26T04:20:25.122Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:50:40.724Z",
+         *         "due_date": "2026-11-27T04:20:25.099Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.756Z",
+         *         "finalized_at": "2026-11-26T04:20:25.122Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:50:40.724Z",
+         *       "created": "2026-11-27T04:20:25.099Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10431,117 +10476,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
+         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
+         *       "aggregate_id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *       "data": {
-         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
+         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:50:40.591Z",
+         *         "created": "2026-11-26T04:20:25.019Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.631Z",
+         *         "updated": "2026-11-26T04:20:25.044Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T04:50:40.631Z",
+         *         "voided_at": "2026-11-26T04:20:25.044Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.604Z",
+         *         "finalized_at": "2026-11-26T04:20:25.031Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
+         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.591Z",
+         *         "created": "2026-11-26T04:20:25.019Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.604Z",
+         *         "updated": "2026-11-26T04:20:25.031Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.604Z",
+         *         "finalized_at": "2026-11-26T04:20:25.031Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc83ehkx2p1rbdtvcj9raqn8c",
+         *       "correlation_id": "req_prod_06h1c5afaafsk8244w1f4se1y8dyt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:40.632Z",
+         *       "created": "2026-11-26T04:20:25.045Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10584,117 +10605,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
+         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
+         *       "aggregate_id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *       "data": {
-         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
+         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:50:40.652Z",
+         *         "created": "2026-11-26T04:20:25.061Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.700Z",
+         *         "updated": "2026-11-26T04:20:25.085Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.664Z",
+         *         "finalized_at": "2026-11-26T04:20:25.072Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
+         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:50:40.652Z",
+         *         "created": "2026-11-26T04:20:25.061Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:50:40.664Z",
+         *         "updated": "2026-11-26T04:20:25.072Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.664Z",
+         *         "finalized_at": "2026-11-26T04:20:25.072Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc83q2cvz3sax4bnrv2x2q97m",
+         *       "correlation_id": "req_prod_06h1c5afffz4meyky1rsmyka5b6q0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:40.701Z",
+         *       "created": "2026-11-26T04:20:25.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10737,68 +10734,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
+         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *       "data": {
-         *         "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *             "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:50:40.140Z",
-         *         "paid_at": "2026-11-26T04:50:40.299Z",
-         *         "updated": "2026-11-26T04:50:40.299Z",
+         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "paid_at": "2026-11-26T04:20:24.827Z",
+         *         "updated": "2026-11-26T04:20:24.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:50:40.186Z",
+         *         "finalized_at": "2026-11-26T04:20:24.785Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc82b1scz077ja3vswerhndbj",
+         *       "correlation_id": "req_prod_06h1c5aev3rhz1ahtd44gg9rx1yxy",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:50:40.354Z",
+         *       "created": "2026-11-26T04:20:24.930Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10841,66 +10826,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
+         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
+         *       "aggregate_id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *       "data": {
-         *         "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
+         *         "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
-         *             "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *             "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
+         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:50:41.143Z",
+         *         "created": "2026-11-30T04:20:25.247Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:50:41.143Z",
+         *         "updated": "2026-11-30T04:20:25.247Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
+         *         "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *         "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc872615759cf02h7e5ka0446",
+         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:50:41.143Z",
+         *       "created": "2026-11-30T04:20:25.247Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10945,33 +10918,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
+         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *       "data": {
-         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T04:50:39.704Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:50:39.704Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7ztndwkbkqf7yf9epq7k4n8",
+         *       "correlation_id": "req_prod_06h1c5ad3v9x385pmcapeh6m6amg0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.707Z",
+         *       "created": "2026-11-26T04:20:24.482Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerCreatedEvent: {
@@ -11014,47 +10983,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
+         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *       "data": {
-         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T04:50:39.704Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:50:39.733Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.495Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T04:50:39.704Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:50:39.704Z",
+         *         "created": "2026-11-26T04:20:24.480Z",
+         *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7zy571kk9xep1asnp31g134",
+         *       "correlation_id": "req_prod_06h1c5ad5m5t66pqp604mr7appqp2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.735Z",
+         *       "created": "2026-11-26T04:20:24.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -11097,48 +11058,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
+         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
+         *       "aggregate_id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *       "data": {
-         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
+         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T04:50:39.753Z",
+         *         "created": "2026-11-26T04:20:24.508Z",
          *         "deleted": true,
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:50:39.771Z",
+         *         "updated": "2026-11-26T04:20:24.519Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
+         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T04:50:39.753Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:50:39.753Z",
+         *         "created": "2026-11-26T04:20:24.508Z",
+         *         "updated": "2026-11-26T04:20:24.508Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc8032584xbwpm14xwfchy17p",
+         *       "correlation_id": "req_prod_06h1c5ad8t4gbtgcbff49xwbha1by",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.772Z",
+         *       "created": "2026-11-26T04:20:24.520Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11181,21 +11134,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
+         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:50:39.787Z",
+         *         "start": "2026-11-26T04:20:24.530Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.599Z",
-         *           "updated": "2026-11-26T04:50:39.787Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.530Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11208,17 +11161,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc805114dzkp0ph56r04ty322",
+         *       "correlation_id": "req_prod_06h1c5ad9zsevqsmygz2jz3tbhgcw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.790Z",
+         *       "created": "2026-11-26T04:20:24.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11261,21 +11214,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
+         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:50:39.808Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.625Z",
-         *           "updated": "2026-11-26T04:50:39.808Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11288,20 +11241,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:50:39.787Z",
+         *         "start": "2026-11-26T04:20:24.530Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.599Z",
-         *           "updated": "2026-11-26T04:50:39.787Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.530Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11314,16 +11267,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc807m04m6gvcyw4pnta05fre",
+         *       "correlation_id": "req_prod_06h1c5adc2k8kks820eaavcms1evj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.811Z",
+         *       "created": "2026-11-26T04:20:24.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11366,21 +11319,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
+         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *       "data": {
-         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:50:39.808Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.625Z",
-         *           "updated": "2026-11-26T04:50:39.808Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11394,20 +11347,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *         "end": null,
-         *         "start": "2026-11-26T04:50:39.808Z",
+         *         "start": "2026-11-26T04:20:24.547Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
+         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.625Z",
-         *           "updated": "2026-11-26T04:50:39.808Z",
+         *           "created": "2026-11-26T04:20:24.346Z",
+         *           "updated": "2026-11-26T04:20:24.547Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11420,16 +11373,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc809fscmgvhcvj743h4a15qy",
+         *       "correlation_id": "req_prod_06h1c5addg87k2efawm572c32qhg2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:50:39.824Z",
+         *       "created": "2026-11-26T04:20:24.563Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11472,17 +11425,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
+         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *       "data": {
-         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:50:39.599Z",
-         *         "updated": "2026-11-26T04:50:39.599Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11496,12 +11449,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7zdhs38w26g4gw3je1zves8",
+         *       "correlation_id": "req_prod_06h1c5abnytd4zm4v58haygs28sg8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.601Z",
+         *       "created": "2026-11-26T04:20:24.156Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponCreatedEvent: {
@@ -11544,17 +11497,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
+         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *       "data": {
-         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:50:39.599Z",
-         *         "updated": "2026-11-26T04:50:39.645Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.373Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11567,12 +11520,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:50:39.599Z",
-         *         "updated": "2026-11-26T04:50:39.599Z",
+         *         "created": "2026-11-26T04:20:24.149Z",
+         *         "updated": "2026-11-26T04:20:24.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11585,12 +11538,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7zk4jy3srd2stxw9ydhhnrp",
+         *       "correlation_id": "req_prod_06h1c5acnpk3syjtkcgbdgh2mm3z8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.647Z",
+         *       "created": "2026-11-26T04:20:24.374Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11633,18 +11586,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
+         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
+         *       "aggregate_id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *       "data": {
-         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
+         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:50:39.668Z",
+         *         "created": "2026-11-26T04:20:24.393Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:50:39.686Z",
+         *         "updated": "2026-11-26T04:20:24.407Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11657,12 +11610,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
+         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:50:39.668Z",
-         *         "updated": "2026-11-26T04:50:39.668Z",
+         *         "created": "2026-11-26T04:20:24.393Z",
+         *         "updated": "2026-11-26T04:20:24.393Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11675,12 +11628,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7zr306qfvz18gmt8j1341ep",
+         *       "correlation_id": "req_prod_06h1c5actq8kt74xxjr71vvbsg9ea",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.688Z",
+         *       "created": "2026-11-26T04:20:24.409Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         CouponDeletedEvent: {
@@ -11723,36 +11676,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
+         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *       "data": {
-         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:50:39.481Z",
-         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
-         *         "updated": "2026-11-26T04:50:39.481Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:23.962Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yydd1ws8c257qp8dtsj0pm",
+         *       "correlation_id": "req_prod_06h1c5ab2vj0w2pkg0sh53dyk8b4p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.486Z",
+         *       "created": "2026-11-26T04:20:23.966Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceCreatedEvent: {
@@ -11795,53 +11753,63 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
+         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *       "data": {
-         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:50:39.481Z",
-         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
-         *         "updated": "2026-11-26T04:50:39.528Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:24.015Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:50:39.481Z",
-         *         "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
-         *         "updated": "2026-11-26T04:50:39.481Z",
+         *         "created": "2026-11-26T04:20:23.962Z",
+         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "updated": "2026-11-26T04:20:23.962Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7z4k43dt9gk814nwy4bd50c",
+         *       "correlation_id": "req_prod_06h1c5ab9c2vy5af0kgdxa6n8pmzg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.530Z",
+         *       "created": "2026-11-26T04:20:24.017Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11884,48 +11852,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
+         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
+         *       "aggregate_id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *       "data": {
-         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
+         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:50:39.549Z",
+         *         "created": "2026-11-26T04:20:24.040Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
-         *         "updated": "2026-11-26T04:50:39.564Z",
+         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "updated": "2026-11-26T04:20:24.056Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
+         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:50:39.549Z",
-         *         "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
-         *         "updated": "2026-11-26T04:50:39.549Z",
+         *         "created": "2026-11-26T04:20:24.040Z",
+         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "updated": "2026-11-26T04:20:24.040Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7z98c6h939gefpjr8n9hd0p",
+         *       "correlation_id": "req_prod_06h1c5abep3k8adfwx89zzmnj38a0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.566Z",
+         *       "created": "2026-11-26T04:20:24.058Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         PriceDeletedEvent: {
@@ -11968,29 +11942,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
+         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *       "data": {
-         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:50:39.406Z",
-         *         "updated": "2026-11-26T04:50:39.406Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.732Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yndh2657qyr7z1e6krzfkt",
+         *       "correlation_id": "req_prod_06h1c5aa5amn8056183aefhgjnzbc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.410Z",
+         *       "created": "2026-11-26T04:20:23.735Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductCreatedEvent: {
@@ -12033,39 +12007,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
+         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *       "data": {
-         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:50:39.406Z",
-         *         "updated": "2026-11-26T04:50:39.439Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:50:39.406Z",
-         *         "updated": "2026-11-26T04:50:39.406Z",
+         *         "created": "2026-11-26T04:20:23.732Z",
+         *         "updated": "2026-11-26T04:20:23.732Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7ysb9ybb27362h66vfzrnjr",
+         *       "correlation_id": "req_prod_06h1c5aaxr4dkqmfb7denfz6pj7m2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.440Z",
+         *       "created": "2026-11-26T04:20:23.924Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductUpdatedEvent: {
@@ -12108,40 +12082,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
+         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *       "aggregate_id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *       "data": {
-         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:50:39.455Z",
+         *         "created": "2026-11-26T04:20:23.944Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:50:39.580Z",
+         *         "updated": "2026-11-26T04:20:24.080Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:50:39.455Z",
-         *         "updated": "2026-11-26T04:50:39.455Z",
+         *         "created": "2026-11-26T04:20:23.944Z",
+         *         "updated": "2026-11-26T04:20:23.944Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7zb7kvnrkp7hk09d5ea7sd2",
+         *       "correlation_id": "req_prod_06h1c5abhhg8zz2rtd5fve8ne7wnc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.582Z",
+         *       "created": "2026-11-26T04:20:24.082Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         ProductDeletedEvent: {
@@ -12184,18 +12158,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
+         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *       "data": {
-         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:50:40.066Z",
-         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
-         *         "updated": "2026-11-26T04:50:40.066Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.723Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12204,12 +12178,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:40.068Z",
+         *       "created": "2026-11-26T04:20:24.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundCreatedEvent: {
@@ -12252,18 +12226,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
+         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *       "data": {
-         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:50:40.066Z",
-         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
-         *         "updated": "2026-11-26T04:50:40.070Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.726Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12271,13 +12245,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:50:40.066Z",
-         *         "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
-         *         "updated": "2026-11-26T04:50:40.066Z",
+         *         "created": "2026-11-26T04:20:24.723Z",
+         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "updated": "2026-11-26T04:20:24.723Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12285,12 +12259,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc817q2amwe4wfcpphqmhssb4",
+         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:40.071Z",
+         *       "created": "2026-11-26T04:20:24.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12333,18 +12307,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
+         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
+         *       "aggregate_id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *       "data": {
-         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
+         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:50:40.117Z",
-         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
-         *         "updated": "2026-11-26T04:50:40.120Z",
+         *         "created": "2026-11-26T04:20:24.748Z",
+         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *         "updated": "2026-11-26T04:20:24.750Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12352,13 +12326,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
+         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:50:40.117Z",
-         *         "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
-         *         "updated": "2026-11-26T04:50:40.117Z",
+         *         "created": "2026-11-26T04:20:24.748Z",
+         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *         "updated": "2026-11-26T04:20:24.748Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12366,12 +12340,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc81edfe4fwdv85w0bax08jpw",
+         *       "correlation_id": "req_prod_06h1c5ae5esspjr2v81t35cw6zccp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:40.121Z",
+         *       "created": "2026-11-26T04:20:24.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
         RefundFailedEvent: {
@@ -12414,139 +12388,51 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
-         *       "type": "account.settings_updated",
-         *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
+         *       "type": "meter.created",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
-         *         "object": "account_settings",
-         *         "tax_id": null,
-         *         "address": {
-         *           "city": "Berlin",
-         *           "line1": "Unter den Linden 1",
-         *           "line2": null,
-         *           "country": "DE",
-         *           "postal_code": "10117"
-         *         },
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.426Z",
          *         "livemode": false,
-         *         "business_name": "Example GmbH",
-         *         "support_email": null,
-         *         "default_locale": "en",
-         *         "invoice_footer": null,
-         *         "invoice_prefix": "EXAMPLEGMBH",
-         *         "default_tax_rate": null
-         *       },
-         *       "previous_data": {
-         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
-         *         "object": "account_settings",
-         *         "tax_id": null,
-         *         "address": null,
-         *         "livemode": false,
-         *         "business_name": null,
-         *         "support_email": null,
-         *         "default_locale": "en",
-         *         "invoice_footer": null,
-         *         "invoice_prefix": "MERCHANT1SAN",
-         *         "default_tax_rate": null
-         *       },
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7xa11wm8kx1jz5mjbmv21v4",
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.082Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
-         *     }
-         */
-        AccountSettingsUpdatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "account.settings_updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "account_settings";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AccountSettings"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AccountSettings"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
-         *       "type": "tax_rate.created",
-         *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *       "data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *         "active": true,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.351Z",
-         *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yemm62an8ssx0m2f3kh4nj",
+         *       "correlation_id": "req_prod_06h1c5acwz26k3bx82ngmh15kcpyp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.354Z",
+         *       "created": "2026-11-26T04:20:24.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
-        TaxRateCreatedEvent: {
+        MeterCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "tax_rate.created";
+            type: "meter.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "tax_rate";
+            aggregate_type: "meter";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
+            data: components["schemas"]["Meter"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
+            previous_data: components["schemas"]["Meter"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -12568,68 +12454,216 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
-         *       "type": "tax_rate.updated",
-         *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
+         *       "type": "meter.updated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
          *       "data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *         "active": false,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.384Z",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.442Z",
          *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *         "active": true,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.426Z",
          *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yjkww8h8adqvsfyw8fhfsy",
+         *       "correlation_id": "req_prod_06h1c5acz1cm5rkv02t88w7e23gqw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.386Z",
+         *       "created": "2026-11-26T04:20:24.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
          *     }
          */
-        TaxRateUpdatedEvent: {
+        MeterUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "tax_rate.updated";
+            type: "meter.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "tax_rate";
+            aggregate_type: "meter";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
+            data: components["schemas"]["Meter"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
+         *       "type": "meter.deactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.456Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.442Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c5ad0wq6q86atn274pn3j4d4j",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:20:24.457Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *     }
+         */
+        MeterDeactivatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.deactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
+         *       "type": "meter.reactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "data": {
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.468Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T04:20:24.426Z",
+         *         "updated": "2026-11-26T04:20:24.456Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1c5ad2858s4j4egapc8q7n9c3e",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:20:24.469Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *     }
+         */
+        MeterReactivatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.reactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -12781,8 +12815,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        /** Format: binary */
-        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -13099,26 +13131,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cc80dc3dpybasprg8zcfgxwcw",
+         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:50:39.850Z",
+         *           "created": "2026-11-26T04:20:24.580Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -13176,22 +13208,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cc80gghpgr92v20a0rdek1wk2",
+         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cc80gak5k1ty9awfc1p1ggb3m",
+         *           "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:50:39.874Z",
+         *           "created": "2026-11-26T04:20:24.613Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *           "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -13228,22 +13260,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cc81945kjez32q5m820pkkng4",
+         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
+         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:50:39.850Z",
+         *           "created": "2026-11-26T04:20:24.580Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13284,32 +13316,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc85jn4z3a8gatnzh2wr6bqvy",
+         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
-         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:41.169Z",
+         *           "created": "2026-11-26T04:20:25.260Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:41.169Z",
+         *           "updated": "2026-11-26T04:20:25.260Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:50:41.169Z",
+         *           "expires_at": "2026-11-27T04:20:25.260Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13414,22 +13446,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc86002x89h0g9jcwmbgyq6qg",
+         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:41.259Z",
+         *           "created": "2026-11-26T04:20:25.329Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:41.279Z",
+         *           "updated": "2026-11-26T04:20:25.342Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13438,10 +13470,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:50:41.259Z",
+         *           "expires_at": "2026-11-27T04:20:25.329Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13458,7 +13490,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:41.259Z",
+         *           "updated": "2026-11-26T04:20:25.329Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13493,23 +13525,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc862az9gsa2rgr6b190h1pve",
+         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
-         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85xm1b5z531cv26n31yjj74",
+         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:41.259Z",
+         *           "created": "2026-11-26T04:20:25.329Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:41.296Z",
+         *           "updated": "2026-11-26T04:20:25.356Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13518,10 +13550,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:50:41.259Z",
+         *           "expires_at": "2026-11-27T04:20:25.329Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13538,7 +13570,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:41.279Z",
+         *           "updated": "2026-11-26T04:20:25.342Z",
          *           "deleted": null
          *         }
          *       }
@@ -13631,32 +13663,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cc85v9v3t66ywqr9v0eqns4yy",
+         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
-         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc85jcfgbswgw6fwda7bf32ye",
+         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:50:41.169Z",
+         *           "created": "2026-11-26T04:20:25.260Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:41.240Z",
+         *           "updated": "2026-11-26T04:20:25.314Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc85pzjqpxq2xppj1m75hvhd0",
+         *           "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:50:41.169Z",
+         *           "expires_at": "2026-11-27T04:20:25.260Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13664,17 +13696,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:50:41.240Z",
+         *           "completed_at": "2026-11-26T04:20:25.314Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cc85s4511hdqs0hy3514g8rca",
+         *           "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:50:41.169Z",
+         *           "updated": "2026-11-26T04:20:25.260Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13713,32 +13745,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cc87bt7n3rqkn930psxbc1s2a",
+         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795755041,
+         *       "created": 1795753225,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
-         *           "url": "http://127.0.0.1:45675/checkout/cs_prod_06h1cc86a67zw79j9xkd694yd9w48",
+         *           "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:50:41.324Z",
+         *           "created": "2026-11-26T04:20:25.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:50:41.324Z",
+         *           "updated": "2026-11-27T04:20:25.366Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:50:41.324Z",
-         *           "expires_at": "2026-11-27T04:50:41.324Z",
+         *           "expired_at": "2026-11-27T04:20:25.366Z",
+         *           "expires_at": "2026-11-27T04:20:25.366Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13756,7 +13788,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:50:41.324Z",
+         *           "updated": "2026-11-26T04:20:25.366Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13791,22 +13823,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc80ct0brpe6r6nnv9bw4kaj8",
+         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:50:39.843Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.843Z",
+         *           "updated": "2026-11-26T04:20:24.574Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13883,22 +13915,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cc80d41w4b1qdp7639fvcazdy",
+         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:50:39.843Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.847Z",
+         *           "updated": "2026-11-26T04:20:24.578Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13911,7 +13943,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:50:39.843Z"
+         *           "updated": "2026-11-26T04:20:24.574Z"
          *         }
          *       }
          *     }
@@ -13945,22 +13977,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cc80mfbtngexj9ws8ajkmas7g",
+         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80js2x6hfhh5z1zb59c17qp",
+         *           "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:50:39.894Z",
+         *           "created": "2026-11-26T04:20:24.637Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.899Z",
+         *           "updated": "2026-11-26T04:20:24.640Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13973,7 +14005,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:50:39.894Z"
+         *           "updated": "2026-11-26T04:20:24.637Z"
          *         }
          *       }
          *     }
@@ -14007,22 +14039,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc80sdqtbhwd8yfqkgra2xcam",
+         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:50:39.941Z",
+         *           "created": "2026-11-26T04:20:24.668Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.946Z",
+         *           "updated": "2026-11-26T04:20:24.672Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14035,7 +14067,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:50:39.944Z",
+         *           "updated": "2026-11-26T04:20:24.670Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -14070,22 +14102,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cc80dpq8wbpjtknggwpw7tj6y",
+         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80cc98y1zga9segcp2am4ra",
+         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:50:39.843Z",
+         *           "created": "2026-11-26T04:20:24.574Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.852Z",
+         *           "updated": "2026-11-26T04:20:24.583Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14098,7 +14130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:50:39.847Z",
+         *           "updated": "2026-11-26T04:20:24.578Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14133,26 +14165,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cc80v0j8zs53s4rfc3mbtffyt",
+         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80rpey270pm1e7rkf368g8a",
+         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:50:39.941Z",
+         *           "created": "2026-11-26T04:20:24.668Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.959Z",
+         *           "updated": "2026-11-26T04:20:24.684Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:50:39.959Z",
+         *           "canceled_at": "2026-11-26T04:20:24.684Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -14161,7 +14193,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:50:39.946Z",
+         *           "updated": "2026-11-26T04:20:24.672Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -14197,22 +14229,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cc80gtq80njy99mg8z6jqydzw",
+         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80fe34ccrd8pjsf20xy1m5e",
+         *           "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:50:39.867Z",
+         *           "created": "2026-11-26T04:20:24.600Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.877Z",
+         *           "updated": "2026-11-26T04:20:24.624Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14225,7 +14257,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:50:39.870Z",
+         *           "updated": "2026-11-26T04:20:24.607Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -14261,22 +14293,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cc80q617pmxdnnmw57dnb60ya",
+         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cc80p9q1agyg1yrxx9rweav34",
+         *           "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:50:39.922Z",
+         *           "created": "2026-11-26T04:20:24.649Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:50:39.928Z",
+         *           "updated": "2026-11-26T04:20:24.654Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14289,7 +14321,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:50:39.924Z",
+         *           "updated": "2026-11-26T04:20:24.651Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14324,37 +14356,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc843w29eg4ay76vtht5r6k7p",
+         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795668640,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:50:40.786Z",
-         *           "updated": "2026-11-26T04:50:40.786Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.136Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *           "current_period_end": "2026-12-26T04:50:40.786Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:40.786Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14436,28 +14468,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc8527hmtbh8me25g4ypb7zgm",
+         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:50:40.786Z",
-         *           "updated": "2026-11-26T04:50:41.033Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14465,14 +14497,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *           "current_period_end": "2026-12-26T04:50:40.786Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:40.786Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:40.786Z",
+         *           "updated": "2026-11-26T04:20:25.136Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14507,44 +14539,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cc856byc9nh01hngf1kj2vd6r",
+         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:50:40.786Z",
-         *           "updated": "2026-11-26T04:50:41.069Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.189Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:50:41.069Z",
+         *           "paused_at": "2026-11-26T04:20:25.189Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *           "current_period_end": "2026-12-26T04:50:40.786Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:40.786Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:50:41.033Z",
+         *           "updated": "2026-11-26T04:20:25.167Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14579,28 +14611,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cc8597jxzw3p6dkk7qchwz7ww",
+         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:50:40.786Z",
-         *           "updated": "2026-11-26T04:50:41.094Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.207Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14608,16 +14640,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *           "current_period_end": "2026-12-26T04:50:40.786Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:40.786Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:50:41.069Z",
-         *           "paused_at": "2026-11-26T04:50:41.069Z"
+         *           "updated": "2026-11-26T04:20:25.189Z",
+         *           "paused_at": "2026-11-26T04:20:25.189Z"
          *         }
          *       }
          *     }
@@ -14651,44 +14683,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cc85bvpje0v056mk058etpy26",
+         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795668641,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc842jgqetp183375e715z2pc",
+         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc842jgqetp183375e715z2pe",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:50:40.786Z",
-         *           "updated": "2026-11-26T04:50:41.114Z",
+         *           "created": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T04:20:25.229Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:50:41.114Z",
-         *           "latest_invoice": "in_prod_06h1cc842rx70g0sty9ntf3n2yh72",
-         *           "current_period_end": "2026-12-26T04:50:40.786Z",
+         *           "cancelled_at": "2026-11-26T04:20:25.229Z",
+         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
+         *           "current_period_end": "2026-12-26T04:20:25.136Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:40.786Z",
+         *           "current_period_start": "2026-11-26T04:20:25.136Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:50:41.094Z",
+         *           "updated": "2026-11-26T04:20:25.207Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14723,37 +14755,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cc87gea0j839d3vcm41rky31p",
+         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796014241,
+         *       "created": 1796012425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *           "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cc85gbc38ghvwqc1awjnqj5ne",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:50:41.143Z",
-         *           "updated": "2026-11-26T04:50:41.143Z",
+         *           "created": "2026-11-26T04:20:25.247Z",
+         *           "updated": "2026-11-26T04:20:25.247Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:50:41.143Z",
+         *           "trial_end": "2026-12-03T04:20:25.247Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:50:41.143Z",
+         *           "current_period_end": "2026-12-03T04:20:25.247Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:50:41.143Z",
+         *           "current_period_start": "2026-11-26T04:20:25.247Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14788,60 +14820,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc81j4fnx3mn8m0ambaavyhna",
+         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.140Z",
+         *           "updated": "2026-11-26T04:20:24.760Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": null,
          *           "description": null,
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": null,
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -14884,33 +14904,12 @@ export type components = {
             subscription?: string | null;
             /** @enum {string} */
             status?: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /**
-             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
-             * @example ACME-0001
-             */
-            number?: string | null;
             currency?: string;
-            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_name?: string | null;
-            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
-            pdf_sha256?: string | null;
-            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
-            invoice_pdf?: string | null;
-            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
-            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
-            tax_atom?: number;
-            /** @description The tax per rate, summed over the lines. */
-            total_taxes?: components["schemas"]["TaxAmount"][];
-            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
-            reverse_charge?: boolean;
-            /** @description subtotal − discount + exclusive tax, never negative. */
+            /** @description subtotal − discount, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -14950,73 +14949,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cc81vwg2nnmzg5mv6pkr97a8a",
+         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:40.140Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.186Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.186Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:50:40.140Z",
-         *           "pdf_sha256": null,
-         *           "invoice_pdf": null,
-         *           "finalized_at": null,
-         *           "customer_name": null,
-         *           "customer_email": null,
-         *           "hosted_invoice_url": null
+         *           "updated": "2026-11-26T04:20:24.760Z",
+         *           "finalized_at": null
          *         }
          *       }
          *     }
@@ -15050,67 +15031,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cc825pqy7b2n3dw4yc98sx51w",
+         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:50:40.140Z",
-         *           "paid_at": "2026-11-26T04:50:40.299Z",
-         *           "updated": "2026-11-26T04:50:40.299Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.186Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.186Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15146,67 +15115,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cc825wtqtxra22z18tg4ngayp",
+         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:50:40.140Z",
-         *           "paid_at": "2026-11-26T04:50:40.299Z",
-         *           "updated": "2026-11-26T04:50:40.299Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.186Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.186Z",
+         *           "updated": "2026-11-26T04:20:24.785Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15242,60 +15199,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cc82yj347pn6b271vzdbshx82",
+         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc82dn0wg3bqje46nqqde9t7r",
+         *           "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc82drnk6bdevq7kpb5jpwncp",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:40.365Z",
+         *           "created": "2026-11-26T04:20:24.938Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.383Z",
+         *           "updated": "2026-11-26T04:20:24.950Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.383Z",
+         *           "finalized_at": "2026-11-26T04:20:24.950Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cc82ta4wfaqjfjxe87h183j4e",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15331,60 +15276,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cc838jtb16538dwyh0mapzh0g",
+         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795668640,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc8315wg8azxgzbw914f5mpet",
+         *           "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc8318f2wzm7x2eqe1rwsd6e2",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:40.521Z",
+         *           "created": "2026-11-26T04:20:24.980Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.536Z",
+         *           "updated": "2026-11-26T04:20:24.993Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.536Z",
+         *           "finalized_at": "2026-11-26T04:20:24.993Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cc837mth2sfyw4y72d3zfr1a4",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15420,65 +15353,53 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cc876pb18398rz8508avc7984",
+         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795755040,
+         *       "created": 1795753225,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc83wnc210gsnbrrabvm1g6a2",
+         *           "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc83wvhg1sjgar62d92evz3x6",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:50:40.741Z",
+         *           "created": "2026-11-26T04:20:25.111Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:50:40.724Z",
+         *           "updated": "2026-11-27T04:20:25.099Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:50:40.724Z",
+         *           "due_date": "2026-11-27T04:20:25.099Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:50:40.724Z",
-         *           "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
+         *           "overdue_at": "2026-11-27T04:20:25.099Z",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.756Z",
+         *           "finalized_at": "2026-11-26T04:20:25.122Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:40.756Z",
+         *           "updated": "2026-11-26T04:20:25.122Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15513,66 +15434,54 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cc83f2f97y2znse3dj8bb6a74",
+         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795668640,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc839xpps4pvmcpz219yvwwpm",
+         *           "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc83a2qcefgrdgerr4erk2fqa",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:50:40.591Z",
+         *           "created": "2026-11-26T04:20:25.019Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.631Z",
+         *           "updated": "2026-11-26T04:20:25.044Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T04:50:40.631Z",
+         *           "voided_at": "2026-11-26T04:20:25.044Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.604Z",
+         *           "finalized_at": "2026-11-26T04:20:25.031Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:50:40.604Z",
+         *           "updated": "2026-11-26T04:20:25.031Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15607,66 +15516,54 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cc83qq4bdp0f0ts8nrz8a6ewa",
+         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795668640,
+         *       "created": 1795666825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc83hkpxg4rew640e44b2eada",
+         *           "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc83hm3mf62zq72mhh5r5ft4j",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:50:40.652Z",
+         *           "created": "2026-11-26T04:20:25.061Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:50:40.700Z",
+         *           "updated": "2026-11-26T04:20:25.085Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.664Z",
+         *           "finalized_at": "2026-11-26T04:20:25.072Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:50:40.700Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:50:40.664Z",
+         *           "updated": "2026-11-26T04:20:25.072Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15701,60 +15598,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cc82ca8z7r9rqwcfeeg33pym4",
+         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g",
+         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc81hmgeqvqbt9skqjrygcvd8",
-         *               "price": "price_prod_06h1cc7z2hr1ts74eabex8ashr1km",
+         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
+         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:50:40.140Z",
-         *           "paid_at": "2026-11-26T04:50:40.299Z",
-         *           "updated": "2026-11-26T04:50:40.299Z",
+         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "paid_at": "2026-11-26T04:20:24.827Z",
+         *           "updated": "2026-11-26T04:20:24.827Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:50:40.186Z",
+         *           "finalized_at": "2026-11-26T04:20:24.785Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cc823nc9p005pkz73g698nc2g",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15790,60 +15675,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cc87jv0dyqpgfdycwjhhr41g0",
+         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796014241,
+         *       "created": 1796012425,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cc87hnkvfkr2bm9z813dvwy2t",
+         *           "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cc87jkpz3hnw25fqgar2w8z38",
-         *               "price": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *               "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
+         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
-         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:50:41.143Z",
+         *           "created": "2026-11-30T04:20:25.247Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:50:41.143Z",
+         *           "updated": "2026-11-30T04:20:25.247Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
+         *           "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cc85gbc38ghvwqc1awjnqj5nc",
+         *           "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
          *           "attempt_count": 0,
-         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
-         *           "customer_email": null,
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
-         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15879,27 +15752,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7zvea0f5yzessaeqh22y1dt",
+         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T04:50:39.704Z",
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:50:39.704Z",
+         *           "created": "2026-11-26T04:20:24.480Z",
+         *           "updated": "2026-11-26T04:20:24.480Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         }
          *       }
          *     }
@@ -15938,10 +15807,6 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxId"][];
-            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -15962,31 +15827,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7zyzwkat0mg5bbz7cwadx92",
+         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T04:50:39.704Z",
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:50:39.733Z",
+         *           "created": "2026-11-26T04:20:24.480Z",
+         *           "updated": "2026-11-26T04:20:24.495Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:50:39.704Z"
+         *           "updated": "2026-11-26T04:20:24.480Z"
          *         }
          *       }
          *     }
@@ -16020,31 +15881,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc803jtadq8s4abdxwrdr4ebp",
+         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cc8015pr064j4z8ywxe31zwwa",
+         *           "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T04:50:39.753Z",
+         *           "created": "2026-11-26T04:20:24.508Z",
          *           "deleted": true,
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:50:39.771Z",
+         *           "updated": "2026-11-26T04:20:24.519Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:39.753Z",
+         *           "updated": "2026-11-26T04:20:24.508Z",
          *           "deleted": null
          *         }
          *       }
@@ -16084,10 +15941,6 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxId"][];
-            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -16109,24 +15962,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc805vjj9kgt006w19v484qmr",
+         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:50:39.787Z",
+         *           "start": "2026-11-26T04:20:24.530Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:50:39.599Z",
-         *             "updated": "2026-11-26T04:50:39.787Z",
+         *             "created": "2026-11-26T04:20:24.149Z",
+         *             "updated": "2026-11-26T04:20:24.530Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16139,7 +15992,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         }
          *       }
@@ -16192,24 +16045,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc808cjt334j5x00k9ewvrjq8",
+         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:50:39.808Z",
+         *           "start": "2026-11-26T04:20:24.547Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
+         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:50:39.625Z",
-         *             "updated": "2026-11-26T04:50:39.808Z",
+         *             "created": "2026-11-26T04:20:24.346Z",
+         *             "updated": "2026-11-26T04:20:24.547Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16222,18 +16075,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:50:39.787Z",
+         *           "start": "2026-11-26T04:20:24.530Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:50:39.599Z",
-         *             "updated": "2026-11-26T04:50:39.787Z",
+         *             "created": "2026-11-26T04:20:24.149Z",
+         *             "updated": "2026-11-26T04:20:24.530Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16278,24 +16131,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc80a0jj6asvf3fqjdjnxjwea",
+         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cc805nnc5zknxp5acch9p6ea2",
+         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
          *           "end": null,
-         *           "start": "2026-11-26T04:50:39.808Z",
+         *           "start": "2026-11-26T04:20:24.547Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cc7zh70zbrznskm2aawjj8jar",
+         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:50:39.625Z",
-         *             "updated": "2026-11-26T04:50:39.808Z",
+         *             "created": "2026-11-26T04:20:24.346Z",
+         *             "updated": "2026-11-26T04:20:24.547Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16309,7 +16162,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cc7zv0d3khj1yg3n4dya10cce",
+         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -16366,20 +16219,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7ze4wmwwp8hk7hage25x2p6",
+         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.599Z",
-         *           "updated": "2026-11-26T04:50:39.599Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.149Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16461,20 +16314,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7zkww6svh8s70c7r5za26ty",
+         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cc7zdx7ep2tcrp4jn8tsfc09c",
+         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.599Z",
-         *           "updated": "2026-11-26T04:50:39.645Z",
+         *           "created": "2026-11-26T04:20:24.149Z",
+         *           "updated": "2026-11-26T04:20:24.373Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16488,7 +16341,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:50:39.599Z"
+         *           "updated": "2026-11-26T04:20:24.149Z"
          *         }
          *       }
          *     }
@@ -16522,21 +16375,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc7zs12pqpm2ynkwh2sx475k8",
+         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cc7zpjq7hy2qm1w9k480nyn1e",
+         *           "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:50:39.668Z",
+         *           "created": "2026-11-26T04:20:24.393Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:50:39.686Z",
+         *           "updated": "2026-11-26T04:20:24.407Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16550,7 +16403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:50:39.668Z",
+         *           "updated": "2026-11-26T04:20:24.393Z",
          *           "deleted": null
          *         }
          *       }
@@ -16624,29 +16477,34 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7yztprdnenypcykar83zf5w",
+         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:50:39.481Z",
-         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
-         *           "updated": "2026-11-26T04:50:39.481Z",
+         *           "created": "2026-11-26T04:20:23.962Z",
+         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "updated": "2026-11-26T04:20:23.962Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -16694,7 +16552,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -16715,33 +16586,38 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7z580wdgwjd176y9cesm6ew",
+         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cc7yz4tffk8z9nxw9rrcq8xj0",
+         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:50:39.481Z",
-         *           "product": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
-         *           "updated": "2026-11-26T04:50:39.528Z",
+         *           "created": "2026-11-26T04:20:23.962Z",
+         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "updated": "2026-11-26T04:20:24.015Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:39.481Z",
+         *           "updated": "2026-11-26T04:20:23.962Z",
          *           "nickname": null
          *         }
          *       }
@@ -16776,31 +16652,34 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc7z9s7g378hx3v07cqqfkaf0",
+         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cc7z7qt7efnqtfk545eg2v20r",
+         *           "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *           "type": "one_time",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:50:39.549Z",
+         *           "created": "2026-11-26T04:20:24.040Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
-         *           "updated": "2026-11-26T04:50:39.564Z",
+         *           "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *           "updated": "2026-11-26T04:20:24.056Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:39.549Z",
+         *           "updated": "2026-11-26T04:20:24.040Z",
          *           "deleted": null
          *         }
          *       }
@@ -16848,7 +16727,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -16870,20 +16762,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7ypac6njqdbmqtvm49f0g0m",
+         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:50:39.406Z",
-         *           "updated": "2026-11-26T04:50:39.406Z",
+         *           "created": "2026-11-26T04:20:23.732Z",
+         *           "updated": "2026-11-26T04:20:23.732Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16944,26 +16836,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7yt10eyqjwzmwe9jnp9cxpa",
+         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cc7ynvs215372vdfmfps7e0bm",
+         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:50:39.406Z",
-         *           "updated": "2026-11-26T04:50:39.439Z",
+         *           "created": "2026-11-26T04:20:23.732Z",
+         *           "updated": "2026-11-26T04:20:23.921Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:39.406Z",
+         *           "updated": "2026-11-26T04:20:23.732Z",
          *           "description": null
          *         }
          *       }
@@ -16998,27 +16890,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cc7zbs2bzb2kawgx6rwh6k398",
+         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cc7yvx9fmqy78z8r8egwt6xna",
+         *           "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:50:39.455Z",
+         *           "created": "2026-11-26T04:20:23.944Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:50:39.580Z",
+         *           "updated": "2026-11-26T04:20:24.080Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:50:39.455Z",
+         *           "updated": "2026-11-26T04:20:23.944Z",
          *           "deleted": null
          *         }
          *       }
@@ -17078,21 +16970,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc818gn8ejarrt8hjdgerkc0j",
+         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:50:40.066Z",
-         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
-         *           "updated": "2026-11-26T04:50:40.066Z",
+         *           "created": "2026-11-26T04:20:24.723Z",
+         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "updated": "2026-11-26T04:20:24.723Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17159,21 +17051,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc818yhmnqbqgy1ws7fshg0ct",
+         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cc818agjaegz56a05sc5pj5m4",
+         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:50:40.066Z",
-         *           "payment": "py_prod_06h1cc80d92w3tdzfsbfbfehyhkgw",
-         *           "updated": "2026-11-26T04:50:40.070Z",
+         *           "created": "2026-11-26T04:20:24.723Z",
+         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "updated": "2026-11-26T04:20:24.726Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17182,7 +17074,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:50:40.066Z"
+         *           "updated": "2026-11-26T04:20:24.723Z"
          *         }
          *       }
          *     }
@@ -17216,21 +17108,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cc81f58xf9c8vnm5zdmxy9jgr",
+         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795668640,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cc81eqgh2fxbm0szjpmjtcywp",
+         *           "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:50:40.117Z",
-         *           "payment": "py_prod_06h1cc8102v3922j374rpsg14fcdm",
-         *           "updated": "2026-11-26T04:50:40.120Z",
+         *           "created": "2026-11-26T04:20:24.748Z",
+         *           "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
+         *           "updated": "2026-11-26T04:20:24.750Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17239,7 +17131,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:50:40.117Z",
+         *           "updated": "2026-11-26T04:20:24.748Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -17272,43 +17164,31 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `account.settings_updated`.
+         * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
          *       "object": "event",
-         *       "type": "account.settings_updated",
+         *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
-         *           "object": "account_settings",
-         *           "tax_id": null,
-         *           "address": {
-         *             "city": "Berlin",
-         *             "line1": "Unter den Linden 1",
-         *             "line2": null,
-         *             "country": "DE",
-         *             "postal_code": "10117"
-         *           },
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.426Z",
          *           "livemode": false,
-         *           "business_name": "Example GmbH",
-         *           "support_email": null,
-         *           "default_locale": "en",
-         *           "invoice_footer": null,
-         *           "invoice_prefix": "EXAMPLEGMBH",
-         *           "default_tax_rate": null
-         *         },
-         *         "previous_attributes": {
-         *           "address": null,
-         *           "business_name": null,
-         *           "invoice_prefix": "MERCHANT1SAN"
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "API requests"
          *         }
          *       }
          *     }
          */
-        AccountSettingsUpdatedWebhookEvent: {
+        MeterCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -17317,7 +17197,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "account.settings_updated";
+            type: "meter.created";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -17329,102 +17209,30 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["AccountSettings"];
+                object: components["schemas"]["Meter"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AccountSettingsPreviousAttributes"];
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        AccountSettingsPreviousAttributes: {
-            /** @constant */
-            object?: "account_settings";
-            /**
-             * @description The account's id.
-             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
-             */
-            id?: string;
-            business_name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            tax_id?: string | null;
-            support_email?: string | null;
-            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
-            invoice_prefix?: string;
-            invoice_footer?: string | null;
-            /** @enum {string} */
-            default_locale?: "en" | "fr" | "de";
-            default_tax_rate?: string | null;
-            livemode?: boolean;
-        };
-        /**
-         * @description The webhook body of `tax_rate.created`.
-         * @example {
-         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
-         *       "object": "event",
-         *       "type": "tax_rate.created",
-         *       "sequence": 1,
-         *       "created": 1795668639,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *           "active": true,
-         *           "object": "tax_rate",
-         *           "country": "DE",
-         *           "created": "2026-11-26T04:50:39.351Z",
-         *           "updated": "2026-11-26T04:50:39.351Z",
-         *           "livemode": false,
-         *           "metadata": {},
-         *           "inclusive": false,
-         *           "percentage": 19,
-         *           "description": null,
-         *           "display_name": "VAT",
-         *           "jurisdiction": null
-         *         }
-         *       }
-         *     }
-         */
-        TaxRateCreatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tax_rate.created";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["TaxRate"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        TaxRatePreviousAttributes: {
-            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        MeterPreviousAttributes: {
+            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @constant */
-            object?: "tax_rate";
+            object?: "meter";
+            event_name?: string;
             display_name?: string;
-            description?: string | null;
-            percentage?: number;
-            inclusive?: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
-            active?: boolean;
-            metadata?: {
-                [key: string]: string;
-            };
+            /**
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
+             */
+            aggregation?: "sum" | "count" | "max" | "last" | "unique_count";
+            value_key?: string;
+            /**
+             * @description An inactive meter accepts no events and frees its `event_name`.
+             * @enum {string}
+             */
+            status?: "active" | "inactive";
             livemode?: boolean;
             /**
              * Format: date-time
@@ -17438,38 +17246,35 @@ export type components = {
             updated?: string;
         };
         /**
-         * @description The webhook body of `tax_rate.updated`.
+         * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
          *       "object": "event",
-         *       "type": "tax_rate.updated",
+         *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795666824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
-         *           "active": false,
-         *           "object": "tax_rate",
-         *           "country": "DE",
-         *           "created": "2026-11-26T04:50:39.351Z",
-         *           "updated": "2026-11-26T04:50:39.384Z",
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.442Z",
          *           "livemode": false,
-         *           "metadata": {},
-         *           "inclusive": false,
-         *           "percentage": 19,
-         *           "description": null,
-         *           "display_name": "VAT",
-         *           "jurisdiction": null
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "active": true,
-         *           "updated": "2026-11-26T04:50:39.351Z"
+         *           "updated": "2026-11-26T04:20:24.426Z",
+         *           "display_name": "API requests"
          *         }
          *       }
          *     }
          */
-        TaxRateUpdatedWebhookEvent: {
+        MeterUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -17478,7 +17283,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "tax_rate.updated";
+            type: "meter.updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -17490,9 +17295,119 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["TaxRate"];
+                object: components["schemas"]["Meter"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `meter.deactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
+         *       "object": "event",
+         *       "type": "meter.deactivated",
+         *       "sequence": 3,
+         *       "created": 1795666824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "object": "meter",
+         *           "status": "inactive",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.456Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-26T04:20:24.442Z"
+         *         }
+         *       }
+         *     }
+         */
+        MeterDeactivatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.deactivated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `meter.reactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
+         *       "object": "event",
+         *       "type": "meter.reactivated",
+         *       "sequence": 4,
+         *       "created": 1795666824,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T04:20:24.468Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "inactive",
+         *           "updated": "2026-11-26T04:20:24.456Z"
+         *         }
+         *       }
+         *     }
+         */
+        MeterReactivatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.reactivated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -17565,12 +17480,88 @@ export type components = {
             /** @constant */
             status: "ok";
         };
-        TaxRateList: {
-            items: components["schemas"]["TaxRate"][];
+        MeterList: {
+            items: components["schemas"]["Meter"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
+        };
+        UsageEventResult: {
+            /** @description The event's identifier (null when the item had none). */
+            identifier: string | null;
+            /**
+             * @description `accepted`: counted and durable; `duplicate`: this identifier was already accepted with the same body; `invalid`: not counted (see `error`).
+             * @enum {string}
+             */
+            status: "accepted" | "duplicate" | "invalid";
+            /** @description Why the event is `invalid`. */
+            error?: {
+                /** @enum {string} */
+                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
+                message: string;
+            };
+        };
+        /** @description One result per event, in the order sent. */
+        UsageEventBatchResult: {
+            /** @constant */
+            object: "list";
+            items: components["schemas"]["UsageEventResult"][];
+        };
+        CancelledUsageEvent: {
+            /** @constant */
+            object: "usage_event";
+            identifier: string;
+            event_name: string;
+            meter: string;
+            customer: string;
+            timestamp: number;
+            /**
+             * Format: date-time
+             * @description When it was removed from usage.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            cancelled: string;
+        };
+        CustomerUsage: {
+            /** @constant */
+            object: "customer_usage";
+            meter: string;
+            customer: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end: string;
+            /** @enum {string} */
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            /** @description The aggregated usage of the open period; null for `max`/`last` without events. */
+            value: number | null;
+        };
+        MeterSummaries: {
+            /** @constant */
+            object: "list";
+            meter: string;
+            customer: string;
+            items: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T08:00:00.000Z
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T08:00:00.000Z
+                 */
+                end: string;
+                /** @description The bucket's aggregated usage (null for `max`/`last` without events). */
+                value: number | null;
+            }[];
         };
     };
     responses: never;
@@ -24074,289 +24065,6 @@ export interface operations {
             };
         };
     };
-    getInvoicePdf: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                invoice_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getInvoicePdfForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                invoice_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getHostedInvoicePdf: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    payHostedInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["HostedInvoicePayInput"];
-            };
-        };
-        responses: {
-            /** @description The invoice after the attempt. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -30006,251 +29714,7 @@ export interface operations {
             };
         };
     };
-    getAccountSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateAccountSettings: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getAccountSettingsForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateAccountSettingsForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listTaxRates: {
+    listMeters: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
@@ -30265,8 +29729,6 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Only items created before this time (ISO 8601). */
                 "created[lt]"?: string;
-                /** @description Only active (true) or archived (false) rates. */
-                active?: "true" | "false";
             };
             header?: never;
             path: {
@@ -30277,13 +29739,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tax rates. */
+            /** @description A page of meters. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRateList"];
+                    "application/json": components["schemas"]["MeterList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30315,7 +29777,7 @@ export interface operations {
             };
         };
     };
-    createTaxRate: {
+    createMeter: {
         parameters: {
             query?: never;
             header?: {
@@ -30330,17 +29792,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateCreateInput"];
+                "application/json": components["schemas"]["MeterCreateInput"];
             };
         };
         responses: {
-            /** @description The created tax rate. */
+            /** @description The created meter. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30363,6 +29825,15 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30390,7 +29861,7 @@ export interface operations {
             };
         };
     };
-    listTaxRatesForTokenAccount: {
+    listMetersForTokenAccount: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
@@ -30405,8 +29876,6 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Only items created before this time (ISO 8601). */
                 "created[lt]"?: string;
-                /** @description Only active (true) or archived (false) rates. */
-                active?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -30414,13 +29883,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of tax rates. */
+            /** @description A page of meters. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRateList"];
+                    "application/json": components["schemas"]["MeterList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30452,7 +29921,7 @@ export interface operations {
             };
         };
     };
-    createTaxRateForTokenAccount: {
+    createMeterForTokenAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -30464,17 +29933,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateCreateInput"];
+                "application/json": components["schemas"]["MeterCreateInput"];
             };
         };
         responses: {
-            /** @description The created tax rate. */
+            /** @description The created meter. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30497,6 +29966,15 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30524,26 +30002,26 @@ export interface operations {
             };
         };
     };
-    getTaxRate: {
+    getMeter: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-                tax_rate_id: string;
+                meter_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tax rate. */
+            /** @description The meter. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30584,7 +30062,7 @@ export interface operations {
             };
         };
     };
-    updateTaxRate: {
+    updateMeter: {
         parameters: {
             query?: never;
             header?: {
@@ -30594,23 +30072,23 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-                tax_rate_id: string;
+                meter_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateUpdateInput"];
+                "application/json": components["schemas"]["MeterUpdateInput"];
             };
         };
         responses: {
-            /** @description The updated tax rate. */
+            /** @description The updated meter. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30669,24 +30147,24 @@ export interface operations {
             };
         };
     };
-    getTaxRateForTokenAccount: {
+    getMeterForTokenAccount: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                tax_rate_id: string;
+                meter_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The tax rate. */
+            /** @description The meter. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30727,7 +30205,7 @@ export interface operations {
             };
         };
     };
-    updateTaxRateForTokenAccount: {
+    updateMeterForTokenAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -30735,23 +30213,23 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                tax_rate_id: string;
+                meter_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateUpdateInput"];
+                "application/json": components["schemas"]["MeterUpdateInput"];
             };
         };
         responses: {
-            /** @description The updated tax rate. */
+            /** @description The updated meter. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TaxRate"];
+                    "application/json": components["schemas"]["Meter"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -30792,6 +30270,982 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deactivateMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deactivateMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reactivateMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reactivateMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted or duplicate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted or duplicate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventBatchInput"];
+            };
+        };
+        responses: {
+            /** @description One result per event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventBatchResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventBatchForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventBatchInput"];
+            };
+        };
+        responses: {
+            /** @description One result per event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventBatchResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelUsageEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomerUsage: {
+        parameters: {
+            query: {
+                /** @description The meter's id. */
+                meter: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerUsage"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomerUsageForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description The meter's id. */
+                meter: string;
+            };
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerUsage"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeterSummaries: {
+        parameters: {
+            query: {
+                customer: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
+                group_by?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterSummaries"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeterSummariesForTokenAccount: {
+        parameters: {
+            query: {
+                customer: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
+                group_by?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterSummaries"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33003,7 +33457,7 @@ export interface operations {
             };
         };
     };
-    accountSettingsUpdatedWebhook: {
+    meterCreatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33012,7 +33466,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
+                "application/json": components["schemas"]["MeterCreatedWebhookEvent"];
             };
         };
         responses: {
@@ -33046,7 +33500,7 @@ export interface operations {
             };
         };
     };
-    taxRateCreatedWebhook: {
+    meterUpdatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33055,7 +33509,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
+                "application/json": components["schemas"]["MeterUpdatedWebhookEvent"];
             };
         };
         responses: {
@@ -33089,7 +33543,7 @@ export interface operations {
             };
         };
     };
-    taxRateUpdatedWebhook: {
+    meterDeactivatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -33098,7 +33552,50 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
+                "application/json": components["schemas"]["MeterDeactivatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meterReactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterReactivatedWebhookEvent"];
             };
         };
         responses: {

@@ -1,0 +1,81 @@
+import { handle } from "@/lib/api/handler";
+import { ServiceError } from "@/lib/errors";
+import { cancelUsageEvent } from "./cancel";
+import { ingestUsageEvents } from "./ingest";
+import {
+  cancelUsageEventOperation,
+  createUsageEventBatchOperation,
+  createUsageEventOperation,
+  getCustomerUsageOperation,
+  getMeterSummariesOperation,
+} from "./operations";
+import { customerUsage, meterSummaries } from "./read";
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const usageHandlers = [
+  handle(createUsageEventOperation, async ({ ctx, body }) => {
+    const [result] = await ingestUsageEvents(ctx, [body]);
+    if (!result || result.status !== "invalid") return result!;
+    // One event: its reason is the problem's (a conflict is a 409, any other reason a 422).
+    const code = result.error?.code ?? "invalid_event";
+    const message = result.error?.message ?? "Invalid usage event.";
+    if (code === "usage_event_conflict") throw new ServiceError("conflict", message, { error_code: code });
+    throw new ServiceError("validation", message, { error_code: code, errors: [{ field: fieldOf(code), message }] });
+  }),
+  handle(createUsageEventBatchOperation, async ({ ctx, body }) => ({
+    object: "list" as const,
+    items: await ingestUsageEvents(ctx, body.events),
+  })),
+  handle(cancelUsageEventOperation, async ({ ctx, params }) => {
+    const { event, eventName, cancelled } = await cancelUsageEvent({ ctx, input: { identifier: params.identifier } });
+    return {
+      object: "usage_event" as const,
+      identifier: event.identifier,
+      event_name: eventName,
+      meter: event.meterId,
+      customer: event.customerId,
+      timestamp: seconds(event.ts),
+      cancelled: cancelled.toISOString(),
+    };
+  }),
+  handle(getCustomerUsageOperation, async ({ ctx, params, query }) => {
+    const usage = await customerUsage({ ctx, input: { customerId: params.customer_id, meterId: query.meter } });
+    return {
+      object: "customer_usage" as const,
+      meter: usage.meter.id,
+      customer: usage.customerId,
+      period_start: usage.period.start.toISOString(),
+      period_end: usage.period.end.toISOString(),
+      aggregation: usage.meter.aggregation,
+      value: usage.value,
+    };
+  }),
+  handle(getMeterSummariesOperation, async ({ ctx, params, query }) => {
+    const summaries = await meterSummaries({
+      ctx,
+      input: {
+        meterId: params.meter_id,
+        customerId: query.customer,
+        start: new Date(query.start),
+        end: new Date(query.end),
+        groupBy: query.group_by,
+      },
+    });
+    return {
+      object: "list" as const,
+      meter: summaries.meter.id,
+      customer: summaries.customerId,
+      items: summaries.items.map((b) => ({ start: b.start.toISOString(), end: b.end.toISOString(), value: b.value })),
+    };
+  }),
+];
+
+function fieldOf(code: string): string {
+  if (code === "unknown_event_name") return "event_name";
+  if (code === "unknown_customer") return "customer";
+  if (code.startsWith("timestamp")) return "timestamp";
+  if (code === "invalid_value") return "payload";
+  return "event";
+}
