@@ -1268,6 +1268,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdfForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF from its hosted page
+         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         */
+        get: operations["getHostedInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an open invoice from its hosted page
+         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
+         */
+        post: operations["payHostedInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -2396,6 +2476,230 @@ export type paths = {
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLogForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/account-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         */
+        get: operations["getAccountSettings"];
+        put?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         */
+        get: operations["getAccountSettingsForTokenAccount"];
+        put?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettingsForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRates"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRatesForTokenAccount"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRate"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRateForTokenAccount"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRateForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3794,6 +4098,306 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "api_token.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.created
+         * @description An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_token.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.revoked
+         * @description An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.created
+         * @description A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.updated
+         * @description A webhook endpoint's URL, events, description or rate was changed. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.deleted
+         * @description A webhook endpoint was deleted; the object is its last state, with `deleted: true`. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description A webhook endpoint was disabled by hand: it receives nothing until enabled. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.enabled
+         * @description A disabled webhook endpoint was enabled again. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointEnabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.secret_rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.secret_rotated
+         * @description A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointSecretRotatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.signed_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_in
+         * @description A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedInWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.sign_in_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.sign_in_failed
+         * @description A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignInFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.signed_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_out
+         * @description A user signed out; every session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedOutWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.password_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.password_changed
+         * @description A user changed their password (never in the event, nor its hash); every other session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userPasswordChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.settings_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.settings_updated
+         * @description The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's. `data.object` is the account_settings. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["accountSettingsUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.created
+         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.updated
+         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "meter.created": {
         parameters: {
             query?: never;
@@ -3884,9 +4488,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "meter";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3894,8 +4498,33 @@ export type components = {
              */
             email: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            /** @description Invoice language; null: the account's `default_locale`. */
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
+            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
+        };
+        PostalAddressInput: {
+            line1: string;
+            line2?: string | null;
+            postal_code: string;
+            city: string;
+            /** @example FR */
+            country: string;
+        };
+        /**
+         * @example {
+         *       "type": "eu_vat",
+         *       "value": "DE136695976"
+         *     }
+         */
+        TaxIdInput: {
+            /** @enum {string} */
+            type: "eu_vat";
+            value: string;
         };
         /** @description Custom field values by field key. */
         CustomFields: {
@@ -3912,6 +4541,11 @@ export type components = {
              */
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            /** @description Replaces the customer's tax ids. */
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -4185,6 +4819,8 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
+            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
+            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -4194,6 +4830,13 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
+        };
+        HostedInvoicePayInput: {
+            /**
+             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
+             * @example pm_sandbox_succeeds
+             */
+            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -4363,7 +5006,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4385,7 +5028,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4446,6 +5089,50 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             to: string;
+        };
+        /** @description The settings to change; absent ones are kept, null clears one. */
+        AccountSettingsUpdateInput: {
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /**
+             * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
+             * @example ACME
+             */
+            invoice_prefix?: string | null;
+            invoice_footer?: string | null;
+            /** @enum {string} */
+            default_locale?: "en" | "fr" | "de";
+            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
+            default_tax_rate?: string | null;
+        };
+        TaxRateCreateInput: {
+            /** @example VAT */
+            display_name: string;
+            description?: string | null;
+            /**
+             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
+             * @example 19
+             */
+            percentage: number;
+            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
+            inclusive: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        TaxRateUpdateInput: {
+            display_name?: string;
+            description?: string | null;
+            /** @description false archives the rate: no new use; where it is used, it stays. */
+            active?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
         };
         MeterCreateInput: {
             /**
@@ -4646,6 +5333,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4688,6 +5377,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4730,6 +5421,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4772,6 +5465,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4814,6 +5509,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4856,6 +5553,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4898,6 +5597,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4940,6 +5641,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4982,6 +5685,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5024,6 +5729,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5066,6 +5773,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5108,6 +5817,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5150,6 +5861,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5192,6 +5905,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5234,6 +5949,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5276,6 +5993,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5318,6 +6037,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5360,6 +6081,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5402,6 +6125,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5444,6 +6169,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5486,6 +6213,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5528,6 +6257,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5570,6 +6301,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5612,6 +6345,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5654,6 +6389,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5696,6 +6433,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5738,6 +6477,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5780,6 +6521,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5822,6 +6565,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5864,6 +6609,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5906,6 +6653,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5948,6 +6697,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5990,6 +6741,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6032,6 +6785,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6074,6 +6829,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6116,6 +6873,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6158,6 +6917,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6200,6 +6961,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6242,6 +7005,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6284,6 +7049,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6326,6 +7093,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6368,6 +7137,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6410,6 +7181,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6452,6 +7225,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6494,6 +7269,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6536,6 +7313,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6578,6 +7357,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6620,6 +7401,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6662,6 +7445,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6704,6 +7489,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6746,6 +7533,668 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "account.settings_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "account_settings";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AccountSettings"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AccountSettings"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6788,6 +8237,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6830,6 +8281,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6872,6 +8325,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6914,6 +8369,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7158,6 +8615,19 @@ export type components = {
              */
             updated: string;
         };
+        TaxAmount: {
+            tax_rate: string;
+            /** @description The tax, rounded half to even per line. */
+            amount_atom: number;
+            inclusive: boolean;
+            /** @description What the rate applied to (after the discount's share). */
+            taxable_amount_atom: number;
+            /**
+             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
+             * @enum {string}
+             */
+            taxability_reason: "standard_rated" | "reverse_charge";
+        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7167,6 +8637,12 @@ export type components = {
             unit_amount_atom: number;
             /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
+            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
+            tax_rates: string[];
+            /** @description The line's share of the invoice's discount (set at finalization). */
+            discount_atom: number;
+            /** @description The line's tax per rate (set at finalization; empty on drafts). */
+            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -7177,12 +8653,33 @@ export type components = {
             subscription: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number: string | null;
             currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -7219,6 +8716,22 @@ export type components = {
              */
             updated: string;
         };
+        PostalAddress: {
+            line1: string;
+            line2: string | null;
+            postal_code: string;
+            city: string;
+            /** @description ISO 3166-1 alpha-2, uppercase. */
+            country: string;
+        };
+        TaxId: {
+            /** @enum {string} */
+            type: "eu_vat";
+            /** @description Normalized: uppercase, without spaces, dots or dashes. */
+            value: string;
+            /** @description The issuing country (ISO 3166-1 alpha-2). */
+            country: string;
+        };
         Customer: {
             /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7226,6 +8739,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7251,6 +8768,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7555,6 +9076,155 @@ export type components = {
              */
             updated: string;
         };
+        ApiToken: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id: string;
+            /** @constant */
+            object: "api_token";
+            name: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        WebhookEndpointDeletedObject: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description A dashboard user of the account's organization. */
+        AuditUser: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id: string;
+            /** @constant */
+            object: "user";
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
+        AccountSettings: {
+            /** @constant */
+            object: "account_settings";
+            /**
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            id: string;
+            business_name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            tax_id: string | null;
+            support_email: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix: string;
+            invoice_footer: string | null;
+            /** @enum {string} */
+            default_locale: "en" | "fr" | "de";
+            default_tax_rate: string | null;
+            livemode: boolean;
+        };
+        TaxRate: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "tax_rate";
+            display_name: string;
+            description: string | null;
+            percentage: number;
+            inclusive: boolean;
+            country: string | null;
+            jurisdiction: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
         Meter: {
             /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7585,7 +9255,7 @@ export type components = {
              */
             updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
         /**
          * @example {
          *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
@@ -7608,6 +9278,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.582Z",
@@ -7640,6 +9311,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7675,6 +9348,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
+         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.623Z",
@@ -7707,6 +9381,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7754,6 +9430,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.728Z",
@@ -7786,6 +9463,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7842,6 +9521,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ag5aet12c9k9dansx7p7gwr",
+         *       "request_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:25.263Z",
@@ -7874,6 +9554,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7965,6 +9647,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5agfcjy94jsx0x9s3pyj8x2c",
+         *       "request_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:25.343Z",
@@ -7997,6 +9680,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8091,6 +9776,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aghb971fws4rvswbakb30vt",
+         *       "request_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:25.357Z",
@@ -8123,6 +9809,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8212,6 +9900,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ag8hxyqssjjwj73ka5js1nc",
+         *       "request_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:25.318Z",
@@ -8244,6 +9933,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8333,6 +10024,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-27T04:20:25.366Z",
@@ -8365,6 +10057,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8406,6 +10100,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.575Z",
@@ -8438,6 +10133,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8497,6 +10194,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.579Z",
@@ -8529,6 +10227,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8588,6 +10288,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adqb3sk3rn02027ae89j49m",
+         *       "request_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.642Z",
@@ -8620,6 +10321,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8679,6 +10382,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adve4j1b56nppx9t642s36g",
+         *       "request_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.673Z",
@@ -8711,6 +10415,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8770,6 +10476,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
+         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.584Z",
@@ -8802,6 +10509,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8861,6 +10570,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adxax1a24mv466ghmc7yvt0",
+         *       "request_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:20:24.685Z",
@@ -8893,6 +10603,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8952,6 +10664,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
+         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.625Z",
@@ -8984,6 +10697,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9043,6 +10758,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ads0fb1ccp7khbrf92s1y3g",
+         *       "request_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.656Z",
@@ -9075,6 +10791,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9123,6 +10841,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afnzrtng0525etn2zpp4j10",
+         *       "request_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:25.148Z",
@@ -9155,6 +10874,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9230,6 +10951,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afshdp66d92zfcz4qsafzp6",
+         *       "request_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:25.172Z",
@@ -9262,6 +10984,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9339,6 +11063,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afwcj7qsc4dyhmwagktst7m",
+         *       "request_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:25.191Z",
@@ -9371,6 +11096,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9448,6 +11175,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afy5ka48dmndeb0r9yx9sga",
+         *       "request_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:20:25.210Z",
@@ -9480,6 +11208,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9557,6 +11287,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ag1c6prgcyg22re7jaqb6j0",
+         *       "request_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
          *       "version": 1,
          *       "sequence": 5,
          *       "created": "2026-11-26T04:20:25.233Z",
@@ -9589,6 +11320,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9637,6 +11370,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-30T04:20:25.247Z",
@@ -9669,6 +11403,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9724,11 +11460,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": null,
+         *         "tax_atom": 0,
+         *         "pdf_sha256": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
+         *         "customer_name": null,
+         *         "customer_email": null,
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae6r63763r07skdaeprs4xp",
+         *       "request_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.763Z",
@@ -9761,6 +11507,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9816,7 +11564,16 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
@@ -9854,10 +11611,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": null,
+         *         "tax_atom": 0,
+         *         "pdf_sha256": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
+         *         "customer_name": null,
+         *         "customer_email": null,
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae9vmfhskwmaxnbctwf9psm",
+         *       "request_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.788Z",
@@ -9890,6 +11657,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9945,7 +11714,16 @@ export type components = {
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
@@ -9983,10 +11761,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
+         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.828Z",
@@ -10019,6 +11807,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10074,7 +11864,16 @@ export type components = {
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
@@ -10112,10 +11911,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
+         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:20:24.830Z",
@@ -10148,6 +11957,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10203,11 +12014,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0002",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aezr1j3kc738nfbx2fdmpgp",
+         *       "request_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.969Z",
@@ -10240,6 +12061,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10295,11 +12118,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0003",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5af52ha5p4t0smtj1215k0ae",
+         *       "request_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:25.009Z",
@@ -10332,6 +12165,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10387,7 +12222,16 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0006",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
@@ -10425,10 +12269,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0006",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-27T04:20:25.099Z",
@@ -10461,6 +12315,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10516,7 +12372,16 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0004",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
@@ -10554,10 +12419,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0004",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afaafsk8244w1f4se1y8dyt",
+         *       "request_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:25.045Z",
@@ -10590,6 +12465,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10645,7 +12522,16 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:20:25.085Z",
+         *         "number": "EXAMPLEGMBH-0005",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
          *       },
          *       "previous_data": {
          *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
@@ -10683,10 +12569,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0005",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5afffz4meyky1rsmyka5b6q0",
+         *       "request_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:25.086Z",
@@ -10719,6 +12615,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10774,11 +12672,21 @@ export type components = {
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": "EXAMPLEGMBH-0001",
+         *         "tax_atom": 0,
+         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *         "total_taxes": [],
+         *         "customer_name": "Jenny Rosen",
+         *         "customer_email": "jenny@example.com",
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aev3rhz1ahtd44gg9rx1yxy",
+         *       "request_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
          *       "version": 1,
          *       "sequence": 5,
          *       "created": "2026-11-26T04:20:24.930Z",
@@ -10811,6 +12719,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10866,11 +12776,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "marked_uncollectible_at": null,
+         *         "number": null,
+         *         "tax_atom": 0,
+         *         "pdf_sha256": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
+         *         "customer_name": null,
+         *         "customer_email": null,
+         *         "reverse_charge": false,
+         *         "hosted_invoice_url": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-30T04:20:25.247Z",
@@ -10903,6 +12823,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10931,11 +12853,16 @@ export type components = {
          *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "address": null,
+         *         "tax_ids": [],
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ad3v9x385pmcapeh6m6amg0",
+         *       "request_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.482Z",
@@ -10968,6 +12895,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10996,7 +12925,11 @@ export type components = {
          *         "updated": "2026-11-26T04:20:24.495Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "address": null,
+         *         "tax_ids": [],
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
          *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
@@ -11007,10 +12940,15 @@ export type components = {
          *         "updated": "2026-11-26T04:20:24.480Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "address": null,
+         *         "tax_ids": [],
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ad5m5t66pqp604mr7appqp2",
+         *       "request_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.496Z",
@@ -11043,6 +12981,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11072,7 +13012,11 @@ export type components = {
          *         "updated": "2026-11-26T04:20:24.519Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "address": null,
+         *         "tax_ids": [],
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
          *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
@@ -11083,10 +13027,15 @@ export type components = {
          *         "updated": "2026-11-26T04:20:24.508Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "address": null,
+         *         "tax_ids": [],
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ad8t4gbtgcbff49xwbha1by",
+         *       "request_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.520Z",
@@ -11119,6 +13068,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11167,6 +13118,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ad9zsevqsmygz2jz3tbhgcw",
+         *       "request_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.533Z",
@@ -11199,6 +13151,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11272,6 +13226,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5adc2k8kks820eaavcms1evj",
+         *       "request_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.550Z",
@@ -11304,6 +13259,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11378,6 +13335,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5addg87k2efawm572c32qhg2",
+         *       "request_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:20:24.563Z",
@@ -11410,6 +13368,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11450,6 +13410,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5abnytd4zm4v58haygs28sg8",
+         *       "request_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.156Z",
@@ -11482,6 +13443,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11539,6 +13502,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5acnpk3syjtkcgbdgh2mm3z8",
+         *       "request_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.374Z",
@@ -11571,6 +13535,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11629,6 +13595,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5actq8kt74xxjr71vvbsg9ea",
+         *       "request_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.409Z",
@@ -11661,6 +13628,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11683,7 +13652,6 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:20:23.962Z",
@@ -11694,18 +13662,20 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
-         *           "interval_count": 1
+         *           "interval_count": 1,
+         *           "meter": null,
+         *           "usage_type": "licensed"
          *         },
+         *         "unit_amount_atom": 2000,
+         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
-         *         "unit_amount_atom": 2000
+         *         "billing_scheme": "per_unit"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ab2vj0w2pkg0sh53dyk8b4p",
+         *       "request_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:23.966Z",
@@ -11738,6 +13708,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11760,7 +13732,6 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:20:23.962Z",
@@ -11771,19 +13742,19 @@ export type components = {
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
-         *           "interval_count": 1
+         *           "interval_count": 1,
+         *           "meter": null,
+         *           "usage_type": "licensed"
          *         },
+         *         "unit_amount_atom": 2000,
+         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
-         *         "unit_amount_atom": 2000
+         *         "billing_scheme": "per_unit"
          *       },
          *       "previous_data": {
          *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:20:23.962Z",
@@ -11794,17 +13765,19 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
-         *           "interval_count": 1
+         *           "interval_count": 1,
+         *           "meter": null,
+         *           "usage_type": "licensed"
          *         },
+         *         "unit_amount_atom": 2000,
+         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
-         *         "unit_amount_atom": 2000
+         *         "billing_scheme": "per_unit"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ab9c2vy5af0kgdxa6n8pmzg",
+         *       "request_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.017Z",
@@ -11837,6 +13810,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11859,7 +13834,6 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:20:24.040Z",
@@ -11871,14 +13845,14 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "unit_amount_atom": 100,
+         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
-         *         "unit_amount_atom": 100
+         *         "billing_scheme": "per_unit"
          *       },
          *       "previous_data": {
          *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *         "type": "one_time",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:20:24.040Z",
@@ -11889,12 +13863,14 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "unit_amount_atom": 100,
+         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
-         *         "unit_amount_atom": 100
+         *         "billing_scheme": "per_unit"
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5abep3k8adfwx89zzmnj38a0",
+         *       "request_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.058Z",
@@ -11927,6 +13903,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11960,6 +13938,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aa5amn8056183aefhgjnzbc",
+         *       "request_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:23.735Z",
@@ -11992,6 +13971,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12035,6 +14016,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5aaxr4dkqmfb7denfz6pj7m2",
+         *       "request_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:23.924Z",
@@ -12067,6 +14049,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12111,6 +14095,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5abhhg8zz2rtd5fve8ne7wnc",
+         *       "request_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.082Z",
@@ -12143,6 +14128,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12179,6 +14166,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:20:24.724Z",
@@ -12211,6 +14199,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12260,6 +14250,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
+         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.726Z",
@@ -12292,6 +14283,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12341,6 +14334,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1c5ae5esspjr2v81t35cw6zccp",
+         *       "request_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:20:24.751Z",
@@ -12373,6 +14367,1225 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
+         *       "type": "api_token.created",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *       "data": {
+         *         "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *         "kind": "secret",
+         *         "name": "catalogue",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:25:40.558Z",
+         *         "display": "st_prod_…72yg",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
+         *       "request_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:25:40.561Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        ApiTokenCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
+         *       "type": "api_token.revoked",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *       "data": {
+         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "revoked",
+         *         "created": "2026-11-26T04:25:40.645Z",
+         *         "display": "pt_prod_…g9c0",
+         *         "revoked_at": "2026-11-26T04:25:40.664Z",
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T04:25:40.645Z",
+         *         "display": "pt_prod_…g9c0",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
+         *       "request_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:25:40.666Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        ApiTokenRevokedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
+         *       "type": "webhook_endpoint.created",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.689Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
+         *       "request_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:25:40.694Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
+         *       "type": "webhook_endpoint.updated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.724Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.689Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
+         *       "request_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:25:40.727Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
+         *       "type": "webhook_endpoint.deleted",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "deleted": true,
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:25:40.803Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.782Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
+         *       "request_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
+         *       "version": 1,
+         *       "sequence": 6,
+         *       "created": "2026-11-26T04:25:40.805Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
+         *       "type": "webhook_endpoint.disabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:25:40.747Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.724Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
+         *       "request_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:25:40.749Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointDisabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
+         *       "type": "webhook_endpoint.enabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.762Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T04:25:40.747Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
+         *       "request_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:25:40.765Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointEnabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.782Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T04:25:40.762Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
+         *       "request_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
+         *       "version": 1,
+         *       "sequence": 5,
+         *       "created": "2026-11-26T04:25:40.787Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *     }
+         */
+        WebhookEndpointSecretRotatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "type": "user.signed_in",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:25:40.533Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignedInEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "type": "user.sign_in_failed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:25:40.930Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignInFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "type": "user.signed_out",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T04:25:41.286Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserSignedOutEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "type": "user.password_changed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "data": {
+         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-add0c6ae01@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:25:41.241Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *     }
+         */
+        UserPasswordChangedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "type": "account.settings_updated",
+         *       "aggregate_type": "account_settings",
+         *       "aggregate_id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *       "data": {
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": {
+         *           "city": "Berlin",
+         *           "line1": "Unter den Linden 1",
+         *           "line2": null,
+         *           "country": "DE",
+         *           "postal_code": "10117"
+         *         },
+         *         "livemode": false,
+         *         "business_name": "Example GmbH",
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "EXAMPLEGMBH",
+         *         "default_tax_rate": null
+         *       },
+         *       "previous_data": {
+         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": null,
+         *         "livemode": false,
+         *         "business_name": null,
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "MERCHANT1SAN",
+         *         "default_tax_rate": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7xa11wm8kx1jz5mjbmv21v4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:50:39.082Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *     }
+         */
+        AccountSettingsUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.settings_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "account_settings";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AccountSettings"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AccountSettings"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "type": "tax_rate.created",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yemm62an8ssx0m2f3kh4nj",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:50:39.354Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *     }
+         */
+        TaxRateCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "type": "tax_rate.updated",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": false,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.384Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T04:50:39.351Z",
+         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cc7yjkww8h8adqvsfyw8fhfsy",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:50:39.386Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *     }
+         */
+        TaxRateUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12439,6 +15652,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12516,6 +15731,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12593,6 +15810,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12670,6 +15889,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12815,6 +16036,8 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        /** Format: binary */
+        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -12970,40 +16193,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        WebhookEndpoint: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedWebhookEndpoint: {
             id: string;
             /** @constant */
@@ -13131,7 +16320,7 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
@@ -14863,7 +18052,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": null,
+         *           "tax_atom": 0,
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -14904,12 +18102,33 @@ export type components = {
             subscription?: string | null;
             /** @enum {string} */
             status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number?: string | null;
             currency?: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name?: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email?: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256?: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf?: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom?: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes?: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge?: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -14992,12 +18211,27 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0001",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
          *           "updated": "2026-11-26T04:20:24.760Z",
-         *           "finalized_at": null
+         *           "finalized_at": null,
+         *           "number": null,
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -15074,7 +18308,16 @@ export type components = {
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0001",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
@@ -15158,7 +18401,16 @@ export type components = {
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0001",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
@@ -15242,7 +18494,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0002",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek"
          *         }
          *       }
          *     }
@@ -15319,7 +18580,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0003",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA"
          *         }
          *       }
          *     }
@@ -15396,7 +18666,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0006",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
          *         },
          *         "previous_attributes": {
          *           "updated": "2026-11-26T04:20:25.122Z",
@@ -15477,7 +18756,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0004",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
@@ -15559,7 +18847,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:20:25.085Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:20:25.085Z",
+         *           "number": "EXAMPLEGMBH-0005",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
@@ -15641,7 +18938,16 @@ export type components = {
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": "EXAMPLEGMBH-0001",
+         *           "tax_atom": 0,
+         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
+         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
+         *           "total_taxes": [],
+         *           "customer_name": "Jenny Rosen",
+         *           "customer_email": "jenny@example.com",
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
          *         }
          *       }
          *     }
@@ -15718,7 +19024,16 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "marked_uncollectible_at": null,
+         *           "number": null,
+         *           "tax_atom": 0,
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "reverse_charge": false,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -15768,7 +19083,11 @@ export type components = {
          *           "updated": "2026-11-26T04:20:24.480Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "address": null,
+         *           "tax_ids": [],
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         }
          *       }
          *     }
@@ -15807,6 +19126,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -15843,7 +19166,11 @@ export type components = {
          *           "updated": "2026-11-26T04:20:24.495Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "address": null,
+         *           "tax_ids": [],
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
@@ -15898,7 +19225,11 @@ export type components = {
          *           "updated": "2026-11-26T04:20:24.519Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "address": null,
+         *           "tax_ids": [],
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "updated": "2026-11-26T04:20:24.508Z",
@@ -15941,6 +19272,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -16487,7 +19822,6 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:20:23.962Z",
@@ -16498,14 +19832,15 @@ export type components = {
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
-         *             "meter": null,
          *             "interval": "month",
-         *             "usage_type": "licensed",
-         *             "interval_count": 1
+         *             "interval_count": 1,
+         *             "meter": null,
+         *             "usage_type": "licensed"
          *           },
+         *           "unit_amount_atom": 2000,
+         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
-         *           "unit_amount_atom": 2000
+         *           "billing_scheme": "per_unit"
          *         }
          *       }
          *     }
@@ -16596,7 +19931,6 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
          *           "type": "recurring",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:20:23.962Z",
@@ -16607,14 +19941,15 @@ export type components = {
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
-         *             "meter": null,
          *             "interval": "month",
-         *             "usage_type": "licensed",
-         *             "interval_count": 1
+         *             "interval_count": 1,
+         *             "meter": null,
+         *             "usage_type": "licensed"
          *           },
+         *           "unit_amount_atom": 2000,
+         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
-         *           "unit_amount_atom": 2000
+         *           "billing_scheme": "per_unit"
          *         },
          *         "previous_attributes": {
          *           "updated": "2026-11-26T04:20:23.962Z",
@@ -16662,7 +19997,6 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
          *           "type": "one_time",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:20:24.040Z",
@@ -16674,9 +20008,10 @@ export type components = {
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
+         *           "unit_amount_atom": 100,
+         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
-         *           "unit_amount_atom": 100
+         *           "billing_scheme": "per_unit"
          *         },
          *         "previous_attributes": {
          *           "updated": "2026-11-26T04:20:24.040Z",
@@ -17164,6 +20499,985 @@ export type components = {
             };
         };
         /**
+         * @description The webhook body of `api_token.created`.
+         * @example {
+         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
+         *       "object": "event",
+         *       "type": "api_token.created",
+         *       "sequence": 1,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *           "kind": "secret",
+         *           "name": "catalogue",
+         *           "object": "api_token",
+         *           "status": "active",
+         *           "created": "2026-11-26T04:25:40.558Z",
+         *           "display": "st_prod_…72yg",
+         *           "revoked_at": null,
+         *           "last_used_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ApiTokenPreviousAttributes: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id?: string;
+            /** @constant */
+            object?: "api_token";
+            name?: string;
+            /** @enum {string} */
+            kind?: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display?: string;
+            /** @enum {string} */
+            status?: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            last_used_at?: string | null;
+            revoked_at?: string | null;
+        };
+        /**
+         * @description The webhook body of `api_token.revoked`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
+         *       "object": "event",
+         *       "type": "api_token.revoked",
+         *       "sequence": 2,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *           "kind": "publishable",
+         *           "name": "spare",
+         *           "object": "api_token",
+         *           "status": "revoked",
+         *           "created": "2026-11-26T04:25:40.645Z",
+         *           "display": "pt_prod_…g9c0",
+         *           "revoked_at": "2026-11-26T04:25:40.664Z",
+         *           "last_used_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "revoked_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenRevokedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.created`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.created",
+         *       "sequence": 1,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.689Z",
+         *           "livemode": false,
+         *           "description": null,
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.updated",
+         *       "sequence": 2,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.724Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T04:25:40.689Z",
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.deleted",
+         *       "sequence": 6,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "deleted": true,
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:25:40.803Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.782Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpointDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointDeletedPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.disabled`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.disabled",
+         *       "sequence": 3,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:25:40.747Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.724Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDisabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.enabled`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.enabled",
+         *       "sequence": 4,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.762Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": false,
+         *           "updated": "2026-11-26T04:25:40.747Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointEnabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.secret_rotated`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "sequence": 5,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T04:25:40.782Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T04:25:40.762Z",
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointSecretRotatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_in`.
+         * @example {
+         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "object": "event",
+         *       "type": "user.signed_in",
+         *       "sequence": 1,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedInWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AuditUserPreviousAttributes: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id?: string;
+            /** @constant */
+            object?: "user";
+            email?: string;
+            name?: string | null;
+            /** @enum {string} */
+            role?: "owner" | "admin" | "developer" | "viewer";
+        };
+        /**
+         * @description The webhook body of `user.sign_in_failed`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "object": "event",
+         *       "type": "user.sign_in_failed",
+         *       "sequence": 2,
+         *       "created": 1795667140,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignInFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_out`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "object": "event",
+         *       "type": "user.signed_out",
+         *       "sequence": 4,
+         *       "created": 1795667141,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedOutWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.password_changed`.
+         * @example {
+         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "object": "event",
+         *       "type": "user.password_changed",
+         *       "sequence": 3,
+         *       "created": 1795667141,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-add0c6ae01@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserPasswordChangedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `account.settings_updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "object": "event",
+         *       "type": "account.settings_updated",
+         *       "sequence": 1,
+         *       "created": 1795668639,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *           "object": "account_settings",
+         *           "tax_id": null,
+         *           "address": {
+         *             "city": "Berlin",
+         *             "line1": "Unter den Linden 1",
+         *             "line2": null,
+         *             "country": "DE",
+         *             "postal_code": "10117"
+         *           },
+         *           "livemode": false,
+         *           "business_name": "Example GmbH",
+         *           "support_email": null,
+         *           "default_locale": "en",
+         *           "invoice_footer": null,
+         *           "invoice_prefix": "EXAMPLEGMBH",
+         *           "default_tax_rate": null
+         *         },
+         *         "previous_attributes": {
+         *           "address": null,
+         *           "business_name": null,
+         *           "invoice_prefix": "MERCHANT1SAN"
+         *         }
+         *       }
+         *     }
+         */
+        AccountSettingsUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.settings_updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AccountSettings"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AccountSettingsPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AccountSettingsPreviousAttributes: {
+            /** @constant */
+            object?: "account_settings";
+            /**
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            id?: string;
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix?: string;
+            invoice_footer?: string | null;
+            /** @enum {string} */
+            default_locale?: "en" | "fr" | "de";
+            default_tax_rate?: string | null;
+            livemode?: boolean;
+        };
+        /**
+         * @description The webhook body of `tax_rate.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "object": "event",
+         *       "type": "tax_rate.created",
+         *       "sequence": 1,
+         *       "created": 1795668639,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": true,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.351Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         }
+         *       }
+         *     }
+         */
+        TaxRateCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        TaxRatePreviousAttributes: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "tax_rate";
+            display_name?: string;
+            description?: string | null;
+            percentage?: number;
+            inclusive?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `tax_rate.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "object": "event",
+         *       "type": "tax_rate.updated",
+         *       "sequence": 2,
+         *       "created": 1795668639,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "active": false,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T04:50:39.351Z",
+         *           "updated": "2026-11-26T04:50:39.384Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         },
+         *         "previous_attributes": {
+         *           "active": true,
+         *           "updated": "2026-11-26T04:50:39.351Z"
+         *         }
+         *       }
+         *     }
+         */
+        TaxRateUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
+        };
+        /**
          * @description The webhook body of `meter.created`.
          * @example {
          *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
@@ -17417,26 +21731,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
-            id: string;
-            /** @constant */
-            object: "api_token";
-            name: string;
-            /** @enum {string} */
-            kind: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display: string;
-            /** @enum {string} */
-            status: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            last_used_at: string | null;
-            revoked_at: string | null;
-        };
         ApiTokenWithSecret: {
             /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
             id: string;
@@ -17479,6 +21773,98 @@ export type components = {
         Health: {
             /** @constant */
             status: "ok";
+        };
+        /** @description A page of the request log, newest first. No `total`: the log is millions of rows; page with the cursors. */
+        RequestLogList: {
+            items: components["schemas"]["RequestLog"][];
+            /** @description Whether more requests follow in the paging direction (older ones; with `ending_before`, newer ones). */
+            has_more: boolean;
+        };
+        /** @description One API request as the request log recorded it (docs/request-logs.md). */
+        RequestLog: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+        };
+        RequestLogDetail: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+            /** @description The headers that matter (content type, user agent, idempotency key, correlation id, origin…), redacted. Never Authorization or Cookie. */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description 4xx/5xx only: the body as the API read it, redacted, at most 16 KB; null on success or when the request was refused before its body was read. */
+            request_body: string | null;
+            /** @description 4xx/5xx only: the problem body, redacted, at most 16 KB. */
+            response_body: string | null;
+            /** @description The events the request caused (their `request_id` is this id), oldest first. */
+            events: components["schemas"]["Event"][];
+        };
+        TaxRateList: {
+            items: components["schemas"]["TaxRate"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
         };
         MeterList: {
             items: components["schemas"]["Meter"][];
@@ -24065,6 +28451,289 @@ export interface operations {
             };
         };
     };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePdfForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHostedInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    payHostedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedInvoicePayInput"];
+            };
+        };
+        responses: {
+            /** @description The invoice after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -29714,6 +34383,1075 @@ export interface operations {
             };
         };
     };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRequestLogsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLogForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRates: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRatesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listMeters: {
         parameters: {
             query?: {
@@ -33424,6 +39162,651 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RefundFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenRevokedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointEnabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointEnabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointSecretRotatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedInWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedInWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignInFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignInFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedOutWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedOutWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userPasswordChangedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserPasswordChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountSettingsUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
             };
         };
         responses: {
