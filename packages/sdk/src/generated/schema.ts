@@ -9258,32 +9258,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
+         *       "id": "evt_prod_06h1cgeew9vpdxkcsa0yaa2t6q27p",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *       "aggregate_id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *       "data": {
-         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:20:24.580Z",
+         *         "created": "2026-11-26T05:09:01.281Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.582Z",
+         *       "created": "2026-11-26T05:09:01.282Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -9328,32 +9328,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
+         *       "id": "evt_prod_06h1cgef24kf9vf2arn61qs5r23se",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
+         *       "aggregate_id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
          *       "data": {
-         *         "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
+         *         "id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:20:24.613Z",
+         *         "created": "2026-11-26T05:09:01.327Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *         "payment_intent": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
-         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "correlation_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.623Z",
+         *       "created": "2026-11-26T05:09:01.329Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentFailedEvent: {
@@ -9398,44 +9398,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
+         *       "id": "evt_prod_06h1cgefxm6b04g46jhydsyrjbsk2",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *       "aggregate_id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *       "data": {
-         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:20:24.580Z",
+         *         "created": "2026-11-26T05:09:01.281Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:20:24.580Z",
+         *         "created": "2026-11-26T05:09:01.281Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.728Z",
+         *       "created": "2026-11-26T05:09:01.549Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -9480,29 +9480,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
+         *       "id": "evt_prod_06h1cgekyjj63ky64nn6hjw471kq0",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *       "aggregate_id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *       "data": {
-         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.260Z",
+         *         "created": "2026-11-26T05:09:02.575Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.260Z",
+         *         "updated": "2026-11-26T05:09:02.575Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.260Z",
+         *         "expires_at": "2026-11-27T05:09:02.575Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9520,13 +9520,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ag5aet12c9k9dansx7p7gwr",
-         *       "request_id": "req_prod_06h1c6h6hh168vb4yawx3dbpw78gp",
+         *       "correlation_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
+         *       "request_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:25.263Z",
+         *       "created": "2026-11-26T05:09:02.580Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -9571,19 +9571,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
+         *       "id": "evt_prod_06h1cgemcsssfcdckrf9c0a76db2a",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *       "aggregate_id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *       "data": {
-         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.329Z",
+         *         "created": "2026-11-26T05:09:02.657Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.342Z",
+         *         "updated": "2026-11-26T05:09:02.685Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9592,10 +9592,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.329Z",
+         *         "expires_at": "2026-11-27T05:09:02.657Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9612,24 +9612,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.329Z",
+         *         "created": "2026-11-26T05:09:02.657Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.329Z",
+         *         "updated": "2026-11-26T05:09:02.657Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.329Z",
+         *         "expires_at": "2026-11-27T05:09:02.657Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9646,13 +9646,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5agfcjy94jsx0x9s3pyj8x2c",
-         *       "request_id": "req_prod_06h1c6h6vadbbm0qgxaf52s3awjsw",
+         *       "correlation_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
+         *       "request_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:25.343Z",
+         *       "created": "2026-11-26T05:09:02.694Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -9697,20 +9697,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
+         *       "id": "evt_prod_06h1cgemh6vz061s4z8we9c1x015y",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *       "aggregate_id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *       "data": {
-         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.329Z",
+         *         "created": "2026-11-26T05:09:02.657Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.356Z",
+         *         "updated": "2026-11-26T05:09:02.727Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9719,10 +9719,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.329Z",
+         *         "expires_at": "2026-11-27T05:09:02.657Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9739,14 +9739,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.329Z",
+         *         "created": "2026-11-26T05:09:02.657Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.342Z",
+         *         "updated": "2026-11-26T05:09:02.685Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9755,10 +9755,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.329Z",
+         *         "expires_at": "2026-11-27T05:09:02.657Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9775,13 +9775,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aghb971fws4rvswbakb30vt",
-         *       "request_id": "req_prod_06h1c6h6xfqyhfdpz19hg699tpr1y",
+         *       "correlation_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
+         *       "request_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:25.357Z",
+         *       "created": "2026-11-26T05:09:02.729Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -9826,29 +9826,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
+         *       "id": "evt_prod_06h1cgem4z1vnsj8250e3a2spzttj",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *       "aggregate_id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *       "data": {
-         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:20:25.260Z",
+         *         "created": "2026-11-26T05:09:02.575Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.314Z",
+         *         "updated": "2026-11-26T05:09:02.629Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
+         *         "customer": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.260Z",
+         *         "expires_at": "2026-11-27T05:09:02.575Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9856,33 +9856,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:20:25.314Z",
+         *         "completed_at": "2026-11-26T05:09:02.629Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
+         *         "payment_intent": "pi_prod_06h1cgem2ceh2snmhf1r0gp7rdr7t",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.260Z",
+         *         "created": "2026-11-26T05:09:02.575Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.260Z",
+         *         "updated": "2026-11-26T05:09:02.575Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.260Z",
+         *         "expires_at": "2026-11-27T05:09:02.575Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9899,13 +9899,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ag8hxyqssjjwj73ka5js1nc",
-         *       "request_id": "req_prod_06h1c6h6mnje2hbahmfmmhw316gap",
+         *       "correlation_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
+         *       "request_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:25.318Z",
+         *       "created": "2026-11-26T05:09:02.632Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm"
+         *       "actor_id": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -9950,29 +9950,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
+         *       "id": "evt_prod_06h1cgen2za67tt861kjqw767vdqe",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *       "aggregate_id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
          *       "data": {
-         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:20:25.366Z",
+         *         "created": "2026-11-26T05:09:02.743Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:20:25.366Z",
+         *         "updated": "2026-11-27T05:09:02.743Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:20:25.366Z",
-         *         "expires_at": "2026-11-27T04:20:25.366Z",
+         *         "expired_at": "2026-11-27T05:09:02.743Z",
+         *         "expires_at": "2026-11-27T05:09:02.743Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9989,24 +9989,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
-         *         "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *         "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.366Z",
+         *         "created": "2026-11-26T05:09:02.743Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:25.366Z",
+         *         "updated": "2026-11-26T05:09:02.743Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:20:25.366Z",
+         *         "expires_at": "2026-11-27T05:09:02.743Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10023,11 +10023,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:20:25.366Z",
+         *       "created": "2026-11-27T05:09:02.743Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10074,19 +10074,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
+         *       "id": "evt_prod_06h1cgeevhx3199x33xp53qa158f8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *       "data": {
-         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:20:24.574Z",
+         *         "created": "2026-11-26T05:09:01.274Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.574Z",
+         *         "updated": "2026-11-26T05:09:01.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10099,13 +10099,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.575Z",
+         *       "created": "2026-11-26T05:09:01.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -10150,19 +10150,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
+         *       "id": "evt_prod_06h1cgeevwm2204tx9j7j47xgheeg",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *       "data": {
-         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:20:24.574Z",
+         *         "created": "2026-11-26T05:09:01.274Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.578Z",
+         *         "updated": "2026-11-26T05:09:01.278Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10174,14 +10174,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:20:24.574Z",
+         *         "created": "2026-11-26T05:09:01.274Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.574Z",
+         *         "updated": "2026-11-26T05:09:01.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10193,13 +10193,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.579Z",
+         *       "created": "2026-11-26T05:09:01.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -10244,19 +10244,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
+         *       "id": "evt_prod_06h1cgef5zxfkrbatj78wv5xc7ad8",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
+         *       "aggregate_id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
          *       "data": {
-         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
+         *         "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:20:24.637Z",
+         *         "created": "2026-11-26T05:09:01.352Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.640Z",
+         *         "updated": "2026-11-26T05:09:01.357Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10268,14 +10268,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
+         *         "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:20:24.637Z",
+         *         "created": "2026-11-26T05:09:01.352Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.637Z",
+         *         "updated": "2026-11-26T05:09:01.352Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10287,13 +10287,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adqb3sk3rn02027ae89j49m",
-         *       "request_id": "req_prod_06h1c6h410yb2jbnfavgb74hh2gct",
+         *       "correlation_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
+         *       "request_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.642Z",
+         *       "created": "2026-11-26T05:09:01.359Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -10338,19 +10338,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
+         *       "id": "evt_prod_06h1cgefn3axz3r6ask1amb2dq0f8",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *       "aggregate_id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *       "data": {
-         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:20:24.668Z",
+         *         "created": "2026-11-26T05:09:01.476Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.672Z",
+         *         "updated": "2026-11-26T05:09:01.480Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10362,14 +10362,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:20:24.668Z",
+         *         "created": "2026-11-26T05:09:01.476Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.670Z",
+         *         "updated": "2026-11-26T05:09:01.478Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10381,13 +10381,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adve4j1b56nppx9t642s36g",
-         *       "request_id": "req_prod_06h1c6h457mrmrt75ykyc8gwmp0nm",
+         *       "correlation_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
+         *       "request_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.673Z",
+         *       "created": "2026-11-26T05:09:01.480Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -10432,19 +10432,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
+         *       "id": "evt_prod_06h1cgeewh5872reztbrdqk73bgey",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *       "data": {
-         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:20:24.574Z",
+         *         "created": "2026-11-26T05:09:01.274Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.583Z",
+         *         "updated": "2026-11-26T05:09:01.283Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10456,14 +10456,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:20:24.574Z",
+         *         "created": "2026-11-26T05:09:01.274Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.578Z",
+         *         "updated": "2026-11-26T05:09:01.278Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10475,13 +10475,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adfesg27k85w65p2x33wttw",
-         *       "request_id": "req_prod_06h1c6h3tqjqrm5ahww98hcxrcb4r",
+         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.584Z",
+         *       "created": "2026-11-26T05:09:01.284Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -10526,23 +10526,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
+         *       "id": "evt_prod_06h1cgefpk5y488ahymwjhw32406j",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *       "aggregate_id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *       "data": {
-         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:20:24.668Z",
+         *         "created": "2026-11-26T05:09:01.476Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.684Z",
+         *         "updated": "2026-11-26T05:09:01.491Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:20:24.684Z",
+         *         "canceled_at": "2026-11-26T05:09:01.491Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -10550,14 +10550,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:20:24.668Z",
+         *         "created": "2026-11-26T05:09:01.476Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.672Z",
+         *         "updated": "2026-11-26T05:09:01.480Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10569,13 +10569,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adxax1a24mv466ghmc7yvt0",
-         *       "request_id": "req_prod_06h1c6h470509kzmnj1dbzbjza7wc",
+         *       "correlation_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
+         *       "request_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:20:24.685Z",
+         *       "created": "2026-11-26T05:09:01.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -10620,19 +10620,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
+         *       "id": "evt_prod_06h1cgef2zyfkeskwy4qncqfxt48c",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *       "aggregate_id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *       "data": {
-         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *         "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:20:24.600Z",
+         *         "created": "2026-11-26T05:09:01.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.624Z",
+         *         "updated": "2026-11-26T05:09:01.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10644,14 +10644,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *         "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:20:24.600Z",
+         *         "created": "2026-11-26T05:09:01.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.607Z",
+         *         "updated": "2026-11-26T05:09:01.323Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10663,13 +10663,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adjtz6af7tcdxe4j97c0edw",
-         *       "request_id": "req_prod_06h1c6h3y7nz8xt2rk0s3qpwmt42t",
+         *       "correlation_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.625Z",
+         *       "created": "2026-11-26T05:09:01.335Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -10714,19 +10714,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
+         *       "id": "evt_prod_06h1cgefjz394gra5q4ajtj4kksyy",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
+         *       "aggregate_id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
          *       "data": {
-         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
+         *         "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:20:24.649Z",
+         *         "created": "2026-11-26T05:09:01.382Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.654Z",
+         *         "updated": "2026-11-26T05:09:01.460Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10738,14 +10738,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
+         *         "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:20:24.649Z",
+         *         "created": "2026-11-26T05:09:01.382Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:20:24.651Z",
+         *         "updated": "2026-11-26T05:09:01.445Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10757,13 +10757,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ads0fb1ccp7khbrf92s1y3g",
-         *       "request_id": "req_prod_06h1c6h42s3mv47f547rag59034v2",
+         *       "correlation_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
+         *       "request_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.656Z",
+         *       "created": "2026-11-26T05:09:01.463Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -10808,45 +10808,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
+         *       "id": "evt_prod_06h1cgekbfbpa0s0td8avt5c8kqy2",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *       "data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.136Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.409Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afnzrtng0525etn2zpp4j10",
-         *       "request_id": "req_prod_06h1c6h60p3mk4x3c17byy8b917ya",
+         *       "correlation_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
+         *       "request_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:25.148Z",
+         *       "created": "2026-11-26T05:09:02.428Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -10891,25 +10891,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
+         *       "id": "evt_prod_06h1cgekj8q54egt4px06z47drq78",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *       "data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.167Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.479Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -10917,46 +10917,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.136Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.409Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afshdp66d92zfcz4qsafzp6",
-         *       "request_id": "req_prod_06h1c6h65dsqjhnrcz6a43kmc0c9g",
+         *       "correlation_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
+         *       "request_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:25.172Z",
+         *       "created": "2026-11-26T05:09:02.482Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -11001,53 +11001,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
+         *       "id": "evt_prod_06h1cgekm5742f49x7kgvg392m3fa",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *       "data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.189Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.495Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:20:25.189Z",
+         *         "paused_at": "2026-11-26T05:09:02.495Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.167Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.479Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11055,20 +11055,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afwcj7qsc4dyhmwagktst7m",
-         *       "request_id": "req_prod_06h1c6h68nrhg7as0cgp649cc5t1e",
+         *       "correlation_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
+         *       "request_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:25.191Z",
+         *       "created": "2026-11-26T05:09:02.497Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -11113,25 +11113,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
+         *       "id": "evt_prod_06h1cgekpan8pvvdxx9hgz6n19j3c",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *       "data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.207Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.512Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11139,48 +11139,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.189Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.495Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:20:25.189Z",
+         *         "paused_at": "2026-11-26T05:09:02.495Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afy5ka48dmndeb0r9yx9sga",
-         *       "request_id": "req_prod_06h1c6h6at8qc8h3fxx9tex932tfw",
+         *       "correlation_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
+         *       "request_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:20:25.210Z",
+         *       "created": "2026-11-26T05:09:02.514Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -11225,53 +11225,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
+         *       "id": "evt_prod_06h1cgeksjdnfn0zwrbv9phfwwwxm",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *       "data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.229Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:20:25.229Z",
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "cancelled_at": "2026-11-26T05:09:02.529Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:25.136Z",
-         *         "updated": "2026-11-26T04:20:25.207Z",
+         *         "created": "2026-11-26T05:09:02.409Z",
+         *         "updated": "2026-11-26T05:09:02.512Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11279,20 +11279,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *         "current_period_end": "2026-12-26T04:20:25.136Z",
+         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *         "current_period_end": "2026-12-26T05:09:02.409Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.136Z",
+         *         "current_period_start": "2026-11-26T05:09:02.409Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ag1c6prgcyg22re7jaqb6j0",
-         *       "request_id": "req_prod_06h1c6h6df46sqesmyaf842m6m8jm",
+         *       "correlation_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
+         *       "request_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:20:25.233Z",
+         *       "created": "2026-11-26T05:09:02.540Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -11337,43 +11337,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
+         *       "id": "evt_prod_06h1cgen7excfwe5wh3tmc020rj7r",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *       "aggregate_id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
          *       "data": {
-         *         "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *         "id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "si_prod_06h1cgekw8y53ncpr46x4zj2jjwrg",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:20:25.247Z",
-         *         "updated": "2026-11-26T04:20:25.247Z",
+         *         "created": "2026-11-26T05:09:02.560Z",
+         *         "updated": "2026-11-26T05:09:02.560Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:20:25.247Z",
+         *         "trial_end": "2026-12-03T05:09:02.560Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:20:25.247Z",
+         *         "current_period_end": "2026-12-03T05:09:02.560Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:20:25.247Z",
+         *         "current_period_start": "2026-11-26T05:09:02.560Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:20:25.247Z",
+         *       "created": "2026-11-30T05:09:02.560Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11420,66 +11420,69 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
+         *       "id": "evt_prod_06h1cgeg4716ttppzd9s1fvc91xy2",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *       "data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.760Z",
+         *         "updated": "2026-11-26T05:09:01.595Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": null,
-         *         "tax_atom": 0,
-         *         "pdf_sha256": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
-         *         "customer_name": null,
-         *         "customer_email": null,
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": null
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae6r63763r07skdaeprs4xp",
-         *       "request_id": "req_prod_06h1c6h4kqbtg5rey0bex8gdkxz82",
+         *       "correlation_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
+         *       "request_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.763Z",
+         *       "created": "2026-11-26T05:09:01.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -11524,112 +11527,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
+         *       "id": "evt_prod_06h1cgeghgnfah6n62prmvgc688yt",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *       "data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.785Z",
+         *         "updated": "2026-11-26T05:09:01.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.760Z",
+         *         "updated": "2026-11-26T05:09:01.595Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": null,
-         *         "tax_atom": 0,
-         *         "pdf_sha256": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
-         *         "customer_name": null,
-         *         "customer_email": null,
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": null
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae9vmfhskwmaxnbctwf9psm",
-         *       "request_id": "req_prod_06h1c6h4qzxmxrft6rgwb4ckzcztg",
+         *       "correlation_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
+         *       "request_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.788Z",
+         *       "created": "2026-11-26T05:09:01.709Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -11674,112 +11683,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
+         *       "id": "evt_prod_06h1cgegr1zv25pp256p0askx1mpp",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *       "data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:20:24.760Z",
-         *         "paid_at": "2026-11-26T04:20:24.827Z",
-         *         "updated": "2026-11-26T04:20:24.827Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "paid_at": "2026-11-26T05:09:01.758Z",
+         *         "updated": "2026-11-26T05:09:01.758Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.785Z",
+         *         "updated": "2026-11-26T05:09:01.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
-         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "correlation_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.828Z",
+         *       "created": "2026-11-26T05:09:01.760Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoicePaidEvent: {
@@ -11824,112 +11839,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
+         *       "id": "evt_prod_06h1cgegrb91pmts4jh4381zxvykg",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *       "data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:20:24.760Z",
-         *         "paid_at": "2026-11-26T04:20:24.827Z",
-         *         "updated": "2026-11-26T04:20:24.827Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "paid_at": "2026-11-26T05:09:01.758Z",
+         *         "updated": "2026-11-26T05:09:01.758Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:24.760Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.785Z",
+         *         "updated": "2026-11-26T05:09:01.642Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aed0sctvf4x5rr03tc6m3b6",
-         *       "request_id": "req_prod_06h1c6h4v0qymxg00h2pzbv65g73y",
+         *       "correlation_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:20:24.830Z",
+         *       "created": "2026-11-26T05:09:01.762Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -11974,66 +11995,69 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
+         *       "id": "evt_prod_06h1cgehgt2gcc8yrjmgw0j9aa7g4",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
+         *       "aggregate_id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
          *       "data": {
-         *         "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
+         *         "id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeh6dkgtn0qpgexfgf0yfc3e",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:24.938Z",
+         *         "created": "2026-11-26T05:09:01.873Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.950Z",
+         *         "updated": "2026-11-26T05:09:01.892Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.950Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.892Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgehe2c5kfzdyszr1256ec6fe",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0002",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aezr1j3kc738nfbx2fdmpgp",
-         *       "request_id": "req_prod_06h1c6h563rg98ytay0kg44twh1aj",
+         *       "correlation_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
+         *       "request_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.969Z",
+         *       "created": "2026-11-26T05:09:01.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12078,66 +12102,69 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
+         *       "id": "evt_prod_06h1cgehszgd6kcs7rhrx7bs2jaw6",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
+         *       "aggregate_id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
          *       "data": {
-         *         "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
+         *         "id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgehjpgj2fn17k1rc81mm2wp2",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:24.980Z",
+         *         "created": "2026-11-26T05:09:01.972Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:24.993Z",
+         *         "updated": "2026-11-26T05:09:01.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.993Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgehr36d264cjb6xt6nwrj7bm",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0003",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5af52ha5p4t0smtj1215k0ae",
-         *       "request_id": "req_prod_06h1c6h5bpd66g7n7fm83dp6xxqmp",
+         *       "correlation_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
+         *       "request_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:25.009Z",
+         *       "created": "2026-11-26T05:09:02.031Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -12182,110 +12209,116 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
+         *       "id": "evt_prod_06h1cgen00ggmaw7s5fezdkvzbet8",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
+         *       "aggregate_id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
          *       "data": {
-         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
+         *         "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.111Z",
+         *         "created": "2026-11-26T05:09:02.348Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:20:25.099Z",
+         *         "updated": "2026-11-27T05:09:02.323Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:20:25.099Z",
+         *         "due_date": "2026-11-27T05:09:02.323Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:20:25.099Z",
+         *         "overdue_at": "2026-11-27T05:09:02.323Z",
+         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.122Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0006",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
+         *         "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.111Z",
+         *         "created": "2026-11-26T05:09:02.348Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:25.122Z",
+         *         "updated": "2026-11-26T05:09:02.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:20:25.099Z",
+         *         "due_date": "2026-11-27T05:09:02.323Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.122Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0006",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:20:25.099Z",
+         *       "created": "2026-11-27T05:09:02.323Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12332,112 +12365,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
+         *       "id": "evt_prod_06h1cgejasqfc79mtfrv6z59jrnxa",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
+         *       "aggregate_id": "in_prod_06h1cgehwv70vj7258455vc24z274",
          *       "data": {
-         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
+         *         "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:20:25.019Z",
+         *         "created": "2026-11-26T05:09:02.054Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:25.044Z",
+         *         "updated": "2026-11-26T05:09:02.163Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:20:25.044Z",
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T05:09:02.163Z",
          *         "overdue_at": null,
+         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.031Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.091Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0004",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
+         *         "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.019Z",
+         *         "created": "2026-11-26T05:09:02.054Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:25.031Z",
+         *         "updated": "2026-11-26T05:09:02.091Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.031Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.091Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0004",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afaafsk8244w1f4se1y8dyt",
-         *       "request_id": "req_prod_06h1c6h5hxf3m7v7rhw75sbhc6p7a",
+         *       "correlation_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
+         *       "request_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:25.045Z",
+         *       "created": "2026-11-26T05:09:02.166Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -12482,112 +12521,118 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
+         *       "id": "evt_prod_06h1cgejtyb0bz0vaxh3jgdems38w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
+         *       "aggregate_id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
          *       "data": {
-         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
+         *         "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:20:25.061Z",
+         *         "created": "2026-11-26T05:09:02.202Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:25.085Z",
+         *         "updated": "2026-11-26T05:09:02.293Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.072Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.230Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:20:25.085Z",
-         *         "number": "EXAMPLEGMBH-0005",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
+         *         "marked_uncollectible_at": "2026-11-26T05:09:02.293Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
+         *         "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:20:25.061Z",
+         *         "created": "2026-11-26T05:09:02.202Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:20:25.072Z",
+         *         "updated": "2026-11-26T05:09:02.230Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:25.072Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:02.230Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0005",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5afffz4meyky1rsmyka5b6q0",
-         *       "request_id": "req_prod_06h1c6h5rmamdqqhr3mqad61btk42",
+         *       "correlation_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
+         *       "request_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:25.086Z",
+         *       "created": "2026-11-26T05:09:02.295Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -12632,66 +12677,69 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
+         *       "id": "evt_prod_06h1cgegyk3q75zw81c4gmw491zgy",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *       "data": {
-         *         "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *             "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:20:24.760Z",
-         *         "paid_at": "2026-11-26T04:20:24.827Z",
-         *         "updated": "2026-11-26T04:20:24.827Z",
+         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "paid_at": "2026-11-26T05:09:01.758Z",
+         *         "updated": "2026-11-26T05:09:01.758Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:20:24.785Z",
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
+         *         "finalized_at": "2026-11-26T05:09:01.642Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *         "customer_email": "jenny@example.com",
+         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": "EXAMPLEGMBH-0001",
-         *         "tax_atom": 0,
-         *         "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *         "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *         "total_taxes": [],
-         *         "customer_name": "Jenny Rosen",
-         *         "customer_email": "jenny@example.com",
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aev3rhz1ahtd44gg9rx1yxy",
-         *       "request_id": "req_prod_06h1c6h50nb4vjtjxvp5m7pygre9e",
+         *       "correlation_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
+         *       "request_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:20:24.930Z",
+         *       "created": "2026-11-26T05:09:01.812Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -12736,64 +12784,67 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
+         *       "id": "evt_prod_06h1cgenbgrtyh0qyq7qgrs4aey3w",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
+         *       "aggregate_id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
          *       "data": {
-         *         "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
+         *         "id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
-         *             "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *             "id": "il_prod_06h1cgenas8bh9773177h7k864rgg",
+         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:20:25.247Z",
+         *         "created": "2026-11-30T05:09:02.560Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:20:25.247Z",
+         *         "updated": "2026-11-30T05:09:02.560Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *         "pdf_sha256": null,
+         *         "description": "Subscription sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *         "subscription": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null,
-         *         "number": null,
-         *         "tax_atom": 0,
-         *         "pdf_sha256": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
-         *         "customer_name": null,
-         *         "customer_email": null,
-         *         "reverse_charge": false,
-         *         "hosted_invoice_url": null
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5agmyh1bnh8tk95a45bwmgjy",
+         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:20:25.247Z",
+         *       "created": "2026-11-30T05:09:02.560Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12840,34 +12891,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
+         *       "id": "evt_prod_06h1cgeebgaddpc7gq4554s1qcenj",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *       "aggregate_id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *       "data": {
-         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:20:24.480Z",
-         *         "updated": "2026-11-26T04:20:24.480Z",
+         *         "address": null,
+         *         "created": "2026-11-26T05:09:01.146Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T05:09:01.146Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
-         *         "address": null,
-         *         "tax_ids": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad3v9x385pmcapeh6m6amg0",
-         *       "request_id": "req_prod_06h1c6h3d3gjdxbdyth7qxpv65xtc",
+         *       "correlation_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
+         *       "request_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.482Z",
+         *       "created": "2026-11-26T05:09:01.148Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -12912,48 +12963,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
+         *       "id": "evt_prod_06h1cgeeecaz5y8s9872mdy9x5tk8",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *       "aggregate_id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *       "data": {
-         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:20:24.480Z",
-         *         "updated": "2026-11-26T04:20:24.495Z",
+         *         "address": null,
+         *         "created": "2026-11-26T05:09:01.146Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T05:09:01.169Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
-         *         "address": null,
-         *         "tax_ids": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:20:24.480Z",
-         *         "updated": "2026-11-26T04:20:24.480Z",
+         *         "address": null,
+         *         "created": "2026-11-26T05:09:01.146Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T05:09:01.146Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
-         *         "address": null,
-         *         "tax_ids": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad5m5t66pqp604mr7appqp2",
-         *       "request_id": "req_prod_06h1c6h3f0j9x1684nn3c1m2w6rqg",
+         *       "correlation_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
+         *       "request_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.496Z",
+         *       "created": "2026-11-26T05:09:01.171Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -12998,49 +13049,49 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
+         *       "id": "evt_prod_06h1cgeej99792m8hqn3bb94zvxqw",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
+         *       "aggregate_id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
          *       "data": {
-         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
+         *         "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:20:24.508Z",
+         *         "address": null,
+         *         "created": "2026-11-26T05:09:01.188Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:20:24.519Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T05:09:01.200Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
-         *         "address": null,
-         *         "tax_ids": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
+         *         "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:20:24.508Z",
-         *         "updated": "2026-11-26T04:20:24.508Z",
+         *         "address": null,
+         *         "created": "2026-11-26T05:09:01.188Z",
+         *         "tax_ids": [],
+         *         "updated": "2026-11-26T05:09:01.188Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
-         *         "address": null,
-         *         "tax_ids": [],
          *         "default_tax_rate": null,
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad8t4gbtgcbff49xwbha1by",
-         *       "request_id": "req_prod_06h1c6h3jsph6r3m81tssv2fkv3x4",
+         *       "correlation_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
+         *       "request_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.520Z",
+         *       "created": "2026-11-26T05:09:01.202Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -13085,21 +13136,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
+         *       "id": "evt_prod_06h1cgeem9xh741mgdc36hx2m0ab8",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *       "data": {
-         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *         "end": null,
-         *         "start": "2026-11-26T04:20:24.530Z",
+         *         "start": "2026-11-26T05:09:01.216Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.149Z",
-         *           "updated": "2026-11-26T04:20:24.530Z",
+         *           "created": "2026-11-26T05:09:00.989Z",
+         *           "updated": "2026-11-26T05:09:01.216Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13112,18 +13163,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad9zsevqsmygz2jz3tbhgcw",
-         *       "request_id": "req_prod_06h1c6h3md7t7mhrt8b3zk66za95w",
+         *       "correlation_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
+         *       "request_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.533Z",
+         *       "created": "2026-11-26T05:09:01.218Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -13168,21 +13219,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
+         *       "id": "evt_prod_06h1cgeer1mrspxwcdw10bqqswrpg",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *       "data": {
-         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *         "end": null,
-         *         "start": "2026-11-26T04:20:24.547Z",
+         *         "start": "2026-11-26T05:09:01.239Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
+         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.346Z",
-         *           "updated": "2026-11-26T04:20:24.547Z",
+         *           "created": "2026-11-26T05:09:01.004Z",
+         *           "updated": "2026-11-26T05:09:01.239Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13195,20 +13246,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *         "end": null,
-         *         "start": "2026-11-26T04:20:24.530Z",
+         *         "start": "2026-11-26T05:09:01.216Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.149Z",
-         *           "updated": "2026-11-26T04:20:24.530Z",
+         *           "created": "2026-11-26T05:09:00.989Z",
+         *           "updated": "2026-11-26T05:09:01.216Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13221,17 +13272,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5adc2k8kks820eaavcms1evj",
-         *       "request_id": "req_prod_06h1c6h3q7qsprszqg7ayfs9tvmb0",
+         *       "correlation_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
+         *       "request_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.550Z",
+         *       "created": "2026-11-26T05:09:01.248Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -13276,21 +13327,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
+         *       "id": "evt_prod_06h1cgeesfyq93m0st56d34f4tmsr",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *       "data": {
-         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *         "end": null,
-         *         "start": "2026-11-26T04:20:24.547Z",
+         *         "start": "2026-11-26T05:09:01.239Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
+         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.346Z",
-         *           "updated": "2026-11-26T04:20:24.547Z",
+         *           "created": "2026-11-26T05:09:01.004Z",
+         *           "updated": "2026-11-26T05:09:01.239Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13304,20 +13355,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *         "end": null,
-         *         "start": "2026-11-26T04:20:24.547Z",
+         *         "start": "2026-11-26T05:09:01.239Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
+         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.346Z",
-         *           "updated": "2026-11-26T04:20:24.547Z",
+         *           "created": "2026-11-26T05:09:01.004Z",
+         *           "updated": "2026-11-26T05:09:01.239Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13330,17 +13381,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5addg87k2efawm572c32qhg2",
-         *       "request_id": "req_prod_06h1c6h3s44czafxcf9p75tgah7xr",
+         *       "correlation_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
+         *       "request_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.563Z",
+         *       "created": "2026-11-26T05:09:01.260Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -13385,17 +13436,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
+         *       "id": "evt_prod_06h1cgedqx2yrgcqtjjs1hrh8w0n4",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *       "aggregate_id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:20:24.149Z",
-         *         "updated": "2026-11-26T04:20:24.149Z",
+         *         "created": "2026-11-26T05:09:00.989Z",
+         *         "updated": "2026-11-26T05:09:00.989Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13409,13 +13460,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5abnytd4zm4v58haygs28sg8",
-         *       "request_id": "req_prod_06h1c6h352b7wew3ytfrm44c0hrx6",
+         *       "correlation_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
+         *       "request_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.156Z",
+         *       "created": "2026-11-26T05:09:00.991Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CouponCreatedEvent: {
@@ -13460,17 +13511,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
+         *       "id": "evt_prod_06h1cgedwbxb4p8xfcrjwkc630418",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *       "aggregate_id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:20:24.149Z",
-         *         "updated": "2026-11-26T04:20:24.373Z",
+         *         "created": "2026-11-26T05:09:00.989Z",
+         *         "updated": "2026-11-26T05:09:01.022Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13483,12 +13534,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:20:24.149Z",
-         *         "updated": "2026-11-26T04:20:24.149Z",
+         *         "created": "2026-11-26T05:09:00.989Z",
+         *         "updated": "2026-11-26T05:09:00.989Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13501,13 +13552,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5acnpk3syjtkcgbdgh2mm3z8",
-         *       "request_id": "req_prod_06h1c6h38a13ahab0yx0j1ab0b3y8",
+         *       "correlation_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
+         *       "request_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.374Z",
+         *       "created": "2026-11-26T05:09:01.026Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -13552,18 +13603,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
+         *       "id": "evt_prod_06h1cgee04ecrd9cqrchbvjvkhvpy",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
+         *       "aggregate_id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
          *       "data": {
-         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
+         *         "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:20:24.393Z",
+         *         "created": "2026-11-26T05:09:01.044Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:20:24.407Z",
+         *         "updated": "2026-11-26T05:09:01.056Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13576,12 +13627,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
+         *         "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:20:24.393Z",
-         *         "updated": "2026-11-26T04:20:24.393Z",
+         *         "created": "2026-11-26T05:09:01.044Z",
+         *         "updated": "2026-11-26T05:09:01.044Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13594,13 +13645,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5actq8kt74xxjr71vvbsg9ea",
-         *       "request_id": "req_prod_06h1c6h3bkw599c83e90g0x35kpp0",
+         *       "correlation_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
+         *       "request_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.409Z",
+         *       "created": "2026-11-26T05:09:01.057Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         CouponDeletedEvent: {
@@ -13645,42 +13696,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
+         *       "id": "evt_prod_06h1cgedafm5hs57cfet4bbg59war",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *       "aggregate_id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *       "data": {
-         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:20:23.962Z",
-         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
-         *         "updated": "2026-11-26T04:20:23.962Z",
+         *         "created": "2026-11-26T05:09:00.881Z",
+         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "updated": "2026-11-26T05:09:00.881Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "interval": "month",
-         *           "interval_count": 1,
          *           "meter": null,
-         *           "usage_type": "licensed"
+         *           "interval": "month",
+         *           "usage_type": "licensed",
+         *           "interval_count": 1
          *         },
-         *         "unit_amount_atom": 2000,
-         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit"
+         *         "billing_scheme": "per_unit",
+         *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ab2vj0w2pkg0sh53dyk8b4p",
-         *       "request_id": "req_prod_06h1c6h2t6b30wncc96z6n6z32cnp",
+         *       "correlation_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
+         *       "request_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:23.966Z",
+         *       "created": "2026-11-26T05:09:00.883Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PriceCreatedEvent: {
@@ -13725,64 +13776,64 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
+         *       "id": "evt_prod_06h1cgedew0j836ss9fptk8ggrnd4",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *       "aggregate_id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *       "data": {
-         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:20:23.962Z",
-         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
-         *         "updated": "2026-11-26T04:20:24.015Z",
+         *         "created": "2026-11-26T05:09:00.881Z",
+         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "updated": "2026-11-26T05:09:00.917Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
-         *           "interval": "month",
-         *           "interval_count": 1,
          *           "meter": null,
-         *           "usage_type": "licensed"
+         *           "interval": "month",
+         *           "usage_type": "licensed",
+         *           "interval_count": 1
          *         },
-         *         "unit_amount_atom": 2000,
-         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit"
+         *         "billing_scheme": "per_unit",
+         *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:20:23.962Z",
-         *         "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
-         *         "updated": "2026-11-26T04:20:23.962Z",
+         *         "created": "2026-11-26T05:09:00.881Z",
+         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "updated": "2026-11-26T05:09:00.881Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "interval": "month",
-         *           "interval_count": 1,
          *           "meter": null,
-         *           "usage_type": "licensed"
+         *           "interval": "month",
+         *           "usage_type": "licensed",
+         *           "interval_count": 1
          *         },
-         *         "unit_amount_atom": 2000,
-         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit"
+         *         "billing_scheme": "per_unit",
+         *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ab9c2vy5af0kgdxa6n8pmzg",
-         *       "request_id": "req_prod_06h1c6h2y2yg2zt2g57ywnha69m2c",
+         *       "correlation_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
+         *       "request_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.017Z",
+         *       "created": "2026-11-26T05:09:00.919Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -13827,55 +13878,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
+         *       "id": "evt_prod_06h1cgedkp0q35dmdv2nhaxdt1ae0",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
+         *       "aggregate_id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
          *       "data": {
-         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
+         *         "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:20:24.040Z",
+         *         "created": "2026-11-26T05:09:00.938Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
-         *         "updated": "2026-11-26T04:20:24.056Z",
+         *         "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *         "updated": "2026-11-26T05:09:00.956Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
-         *         "unit_amount_atom": 100,
-         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit"
+         *         "billing_scheme": "per_unit",
+         *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
+         *         "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:20:24.040Z",
-         *         "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
-         *         "updated": "2026-11-26T04:20:24.040Z",
+         *         "created": "2026-11-26T05:09:00.938Z",
+         *         "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *         "updated": "2026-11-26T05:09:00.938Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
-         *         "unit_amount_atom": 100,
-         *         "tiers": null,
          *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit"
+         *         "billing_scheme": "per_unit",
+         *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5abep3k8adfwx89zzmnj38a0",
-         *       "request_id": "req_prod_06h1c6h323k8zaaffnmxn8br194h2",
+         *       "correlation_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
+         *       "request_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.058Z",
+         *       "created": "2026-11-26T05:09:00.957Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         PriceDeletedEvent: {
@@ -13920,30 +13971,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
+         *       "id": "evt_prod_06h1cged4pteqxzqsy2j0y3cab28p",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *       "aggregate_id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *       "data": {
-         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:20:23.732Z",
-         *         "updated": "2026-11-26T04:20:23.732Z",
+         *         "created": "2026-11-26T05:09:00.835Z",
+         *         "updated": "2026-11-26T05:09:00.835Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aa5amn8056183aefhgjnzbc",
-         *       "request_id": "req_prod_06h1c6h2nf5zfcadzyq4edr64wydy",
+         *       "correlation_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
+         *       "request_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:23.735Z",
+         *       "created": "2026-11-26T05:09:00.837Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         ProductCreatedEvent: {
@@ -13988,40 +14039,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
+         *       "id": "evt_prod_06h1cged6xth0p8y4f0y3hj9v8akm",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *       "aggregate_id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *       "data": {
-         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:20:23.732Z",
-         *         "updated": "2026-11-26T04:20:23.921Z",
+         *         "created": "2026-11-26T05:09:00.835Z",
+         *         "updated": "2026-11-26T05:09:00.854Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:20:23.732Z",
-         *         "updated": "2026-11-26T04:20:23.732Z",
+         *         "created": "2026-11-26T05:09:00.835Z",
+         *         "updated": "2026-11-26T05:09:00.835Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5aaxr4dkqmfb7denfz6pj7m2",
-         *       "request_id": "req_prod_06h1c6h2q3e84jp61bc9p07txmtpc",
+         *       "correlation_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
+         *       "request_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:23.924Z",
+         *       "created": "2026-11-26T05:09:00.855Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -14066,41 +14117,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
+         *       "id": "evt_prod_06h1cgednssyd4xqcwbavekxa2n68",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *       "aggregate_id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
          *       "data": {
-         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:20:23.944Z",
+         *         "created": "2026-11-26T05:09:00.867Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:20:24.080Z",
+         *         "updated": "2026-11-26T05:09:00.973Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *         "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:20:23.944Z",
-         *         "updated": "2026-11-26T04:20:23.944Z",
+         *         "created": "2026-11-26T05:09:00.867Z",
+         *         "updated": "2026-11-26T05:09:00.867Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5abhhg8zz2rtd5fve8ne7wnc",
-         *       "request_id": "req_prod_06h1c6h33gafzjrb7zs1hg9esmfd0",
+         *       "correlation_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
+         *       "request_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.082Z",
+         *       "created": "2026-11-26T05:09:00.975Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         ProductDeletedEvent: {
@@ -14145,18 +14196,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
+         *       "id": "evt_prod_06h1cgefwm952t855k8aerdyt4dft",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *       "aggregate_id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *       "data": {
-         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:20:24.723Z",
-         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
-         *         "updated": "2026-11-26T04:20:24.723Z",
+         *         "created": "2026-11-26T05:09:01.539Z",
+         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "updated": "2026-11-26T05:09:01.539Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14165,13 +14216,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.724Z",
+         *       "created": "2026-11-26T05:09:01.541Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         RefundCreatedEvent: {
@@ -14216,18 +14267,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
+         *       "id": "evt_prod_06h1cgefx5reaqadkbqj1wpmhmv7w",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *       "aggregate_id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *       "data": {
-         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:20:24.723Z",
-         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
-         *         "updated": "2026-11-26T04:20:24.726Z",
+         *         "created": "2026-11-26T05:09:01.539Z",
+         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "updated": "2026-11-26T05:09:01.543Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14235,13 +14286,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:20:24.723Z",
-         *         "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
-         *         "updated": "2026-11-26T04:20:24.723Z",
+         *         "created": "2026-11-26T05:09:01.539Z",
+         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "updated": "2026-11-26T05:09:01.539Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14249,13 +14300,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae24hawfrkz3pjtakmq9ws2",
-         *       "request_id": "req_prod_06h1c6h4cz6xwj03bqpyfmb592t9j",
+         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.726Z",
+         *       "created": "2026-11-26T05:09:01.545Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -14300,18 +14351,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
+         *       "id": "evt_prod_06h1cgeg1nd8n6d5mxg8p2zhenaaj",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
+         *       "aggregate_id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
          *       "data": {
-         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
+         *         "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:20:24.748Z",
-         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
-         *         "updated": "2026-11-26T04:20:24.750Z",
+         *         "created": "2026-11-26T05:09:01.574Z",
+         *         "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
+         *         "updated": "2026-11-26T05:09:01.578Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14319,13 +14370,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
+         *         "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:20:24.748Z",
-         *         "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
-         *         "updated": "2026-11-26T04:20:24.748Z",
+         *         "created": "2026-11-26T05:09:01.574Z",
+         *         "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
+         *         "updated": "2026-11-26T05:09:01.574Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14333,13 +14384,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ae5esspjr2v81t35cw6zccp",
-         *       "request_id": "req_prod_06h1c6h4gabb6atdfjn32w27b3a1w",
+         *       "correlation_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
+         *       "request_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.751Z",
+         *       "created": "2026-11-26T05:09:01.581Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         RefundFailedEvent: {
@@ -14384,18 +14435,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
+         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *       "aggregate_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
          *       "data": {
-         *         "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *         "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:40.558Z",
-         *         "display": "st_prod_…72yg",
+         *         "created": "2026-11-26T05:08:59.552Z",
+         *         "display": "st_prod_…jvbn",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -14404,13 +14455,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
-         *       "request_id": "req_prod_06h1c6gzryd3pp42sh4sak89mab0g",
+         *       "correlation_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
+         *       "request_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.561Z",
+         *       "created": "2026-11-26T05:08:59.560Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -14455,29 +14506,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
+         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *       "aggregate_id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
          *       "data": {
-         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T04:25:40.645Z",
-         *         "display": "pt_prod_…g9c0",
-         *         "revoked_at": "2026-11-26T04:25:40.664Z",
+         *         "created": "2026-11-26T05:08:59.772Z",
+         *         "display": "pt_prod_…ffdb",
+         *         "revoked_at": "2026-11-26T05:08:59.794Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T04:25:40.645Z",
-         *         "display": "pt_prod_…g9c0",
+         *         "created": "2026-11-26T05:08:59.772Z",
+         *         "display": "pt_prod_…ffdb",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -14485,13 +14536,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
-         *       "request_id": "req_prod_06h1c6h06ce9z9er2adh8xwcs0p3r",
+         *       "correlation_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
+         *       "request_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.666Z",
+         *       "created": "2026-11-26T05:08:59.804Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -14536,20 +14587,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
+         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.689Z",
+         *         "updated": "2026-11-26T05:08:59.838Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -14563,13 +14614,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
-         *       "request_id": "req_prod_06h1c6h0910mp6mn82jq9c954r4j8",
+         *       "correlation_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
+         *       "request_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.694Z",
+         *       "created": "2026-11-26T05:08:59.848Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -14614,20 +14665,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
+         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.724Z",
+         *         "updated": "2026-11-26T05:08:59.885Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -14637,15 +14688,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.689Z",
+         *         "updated": "2026-11-26T05:08:59.838Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -14658,13 +14709,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
-         *       "request_id": "req_prod_06h1c6h0e3f08cg7ey0vevbjdrde8",
+         *       "correlation_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
+         *       "request_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.727Z",
+         *       "created": "2026-11-26T05:08:59.888Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -14709,58 +14760,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
+         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.803Z",
+         *         "updated": "2026-11-26T05:08:59.976Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.782Z",
+         *         "updated": "2026-11-26T05:08:59.956Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
-         *       "request_id": "req_prod_06h1c6h0r19nrtc36cy87k9kasn8c",
+         *       "correlation_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
+         *       "request_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T04:25:40.805Z",
+         *       "created": "2026-11-26T05:08:59.977Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -14805,20 +14856,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
+         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.747Z",
+         *         "updated": "2026-11-26T05:08:59.911Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -14828,15 +14879,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.724Z",
+         *         "updated": "2026-11-26T05:08:59.885Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -14849,13 +14900,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
-         *       "request_id": "req_prod_06h1c6h0h03b129s9cb8bbhvp4a4t",
+         *       "correlation_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
+         *       "request_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:40.749Z",
+         *       "created": "2026-11-26T05:08:59.913Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -14900,20 +14951,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
+         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.762Z",
+         *         "updated": "2026-11-26T05:08:59.928Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -14923,15 +14974,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T04:25:40.747Z",
+         *         "updated": "2026-11-26T05:08:59.911Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -14944,13 +14995,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
-         *       "request_id": "req_prod_06h1c6h0k3wr1k3x9nykzqfe2pt0g",
+         *       "correlation_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
+         *       "request_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:40.765Z",
+         *       "created": "2026-11-26T05:08:59.929Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -14995,38 +15046,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
+         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *       "data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.782Z",
+         *         "updated": "2026-11-26T05:08:59.956Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T04:25:40.689Z",
+         *         "created": "2026-11-26T05:08:59.838Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T04:25:40.762Z",
+         *         "updated": "2026-11-26T05:08:59.928Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15039,13 +15090,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
-         *       "request_id": "req_prod_06h1c6h0nnztskqtfa9yx8xpxjbqy",
+         *       "correlation_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
+         *       "request_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:25:40.787Z",
+         *       "created": "2026-11-26T05:08:59.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -15090,15 +15141,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
+         *         "email": "user-a7d28c8e05@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15110,9 +15161,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:25:40.533Z",
+         *       "created": "2026-11-26T05:08:59.519Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         UserSignedInEvent: {
@@ -15157,15 +15208,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
+         *         "email": "user-a7d28c8e05@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15177,9 +15228,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:25:40.930Z",
+         *       "created": "2026-11-26T05:09:00.159Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         UserSignInFailedEvent: {
@@ -15224,15 +15275,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
+         *         "email": "user-a7d28c8e05@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15244,9 +15295,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:25:41.286Z",
+         *       "created": "2026-11-26T05:09:00.755Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         UserSignedOutEvent: {
@@ -15291,15 +15342,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *       "data": {
-         *         "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-add0c6ae01@example.com",
+         *         "email": "user-a7d28c8e05@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15311,9 +15362,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:25:41.241Z",
+         *       "created": "2026-11-26T05:09:00.657Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw"
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -15358,12 +15409,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *       "aggregate_id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
          *       "data": {
-         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -15382,7 +15433,7 @@ export type components = {
          *         "default_tax_rate": null
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -15391,16 +15442,17 @@ export type components = {
          *         "support_email": null,
          *         "default_locale": "en",
          *         "invoice_footer": null,
-         *         "invoice_prefix": "MERCHANT1SAN",
+         *         "invoice_prefix": "TESTCOSANDBO",
          *         "default_tax_rate": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7xa11wm8kx1jz5mjbmv21v4",
+         *       "correlation_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
+         *       "request_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.082Z",
+         *       "created": "2026-11-26T05:09:00.779Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -15445,17 +15497,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *       "data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -15466,12 +15518,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yemm62an8ssx0m2f3kh4nj",
+         *       "correlation_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
+         *       "request_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:50:39.354Z",
+         *       "created": "2026-11-26T05:09:00.802Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -15516,17 +15569,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *       "data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.384Z",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.820Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -15536,12 +15589,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T04:50:39.351Z",
-         *         "updated": "2026-11-26T04:50:39.351Z",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.800Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -15551,12 +15604,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cc7yjkww8h8adqvsfyw8fhfsy",
+         *       "correlation_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
+         *       "request_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:50:39.386Z",
+         *       "created": "2026-11-26T05:09:00.821Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cc7x5s5yhvb7j8drs1kt7mq1y"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -15601,16 +15655,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
+         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *       "data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.426Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.073Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15619,12 +15673,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5acwz26k3bx82ngmh15kcpyp",
+         *       "correlation_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
+         *       "request_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:20:24.427Z",
+         *       "created": "2026-11-26T05:09:01.074Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         MeterCreatedEvent: {
@@ -15669,16 +15724,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
+         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *       "data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.442Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.101Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15686,11 +15741,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.426Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.073Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15698,12 +15753,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5acz1cm5rkv02t88w7e23gqw",
+         *       "correlation_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
+         *       "request_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:20:24.443Z",
+         *       "created": "2026-11-26T05:09:01.102Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -15748,16 +15804,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
+         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *       "data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.456Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.117Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15765,11 +15821,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.442Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.101Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15777,12 +15833,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad0wq6q86atn274pn3j4d4j",
+         *       "correlation_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
+         *       "request_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:20:24.457Z",
+         *       "created": "2026-11-26T05:09:01.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -15827,16 +15884,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
+         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *       "data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.468Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.131Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15844,11 +15901,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T04:20:24.426Z",
-         *         "updated": "2026-11-26T04:20:24.456Z",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.117Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -15856,12 +15913,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1c5ad2858s4j4egapc8q7n9c3e",
+         *       "correlation_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
+         *       "request_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:20:24.469Z",
+         *       "created": "2026-11-26T05:09:01.131Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1c5aa29ps3nss6t07dg3q357qe"
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -16324,22 +16382,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5adgs4yf5vcrtg8eyekg2wyr",
+         *       "id": "evt_prod_06h1cgeew9vpdxkcsa0yaa2t6q27p",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:20:24.580Z",
+         *           "created": "2026-11-26T05:09:01.281Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *           "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -16397,22 +16455,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5adny2r97h78kgj9ycp1ht7g",
+         *       "id": "evt_prod_06h1cgef24kf9vf2arn61qs5r23se",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5admmgwgdvvwves61qmr14wg",
+         *           "id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:20:24.613Z",
+         *           "created": "2026-11-26T05:09:01.327Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *           "payment_intent": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -16449,22 +16507,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c5ae32cfze15rqsjc1mpgj2qa",
+         *       "id": "evt_prod_06h1cgefxm6b04g46jhydsyrjbsk2",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
+         *           "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:20:24.580Z",
+         *           "created": "2026-11-26T05:09:01.281Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *           "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -16505,32 +16563,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5ag5x62d6dd2n7xvby45eh0c",
+         *       "id": "evt_prod_06h1cgekyjj63ky64nn6hjw471kq0",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
-         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:25.260Z",
+         *           "created": "2026-11-26T05:09:02.575Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:25.260Z",
+         *           "updated": "2026-11-26T05:09:02.575Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:20:25.260Z",
+         *           "expires_at": "2026-11-27T05:09:02.575Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16635,22 +16693,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5agfz1ttbr53yfrprcd9f59j",
+         *       "id": "evt_prod_06h1cgemcsssfcdckrf9c0a76db2a",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:25.329Z",
+         *           "created": "2026-11-26T05:09:02.657Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:25.342Z",
+         *           "updated": "2026-11-26T05:09:02.685Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -16659,10 +16717,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:20:25.329Z",
+         *           "expires_at": "2026-11-27T05:09:02.657Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16679,7 +16737,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:25.329Z",
+         *           "updated": "2026-11-26T05:09:02.657Z",
          *           "metadata": {}
          *         }
          *       }
@@ -16714,23 +16772,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5aghpcr286wvadjhjer2amvy",
+         *       "id": "evt_prod_06h1cgemh6vz061s4z8we9c1x015y",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
-         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agee7xp74vdyjhy039a4khc",
+         *           "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:25.329Z",
+         *           "created": "2026-11-26T05:09:02.657Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:25.356Z",
+         *           "updated": "2026-11-26T05:09:02.727Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -16739,10 +16797,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:20:25.329Z",
+         *           "expires_at": "2026-11-27T05:09:02.657Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16759,7 +16817,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:25.342Z",
+         *           "updated": "2026-11-26T05:09:02.685Z",
          *           "deleted": null
          *         }
          *       }
@@ -16852,32 +16910,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1c5agcr1bnb2vvm7bkxfc2apva",
+         *       "id": "evt_prod_06h1cgem4z1vnsj8250e3a2spzttj",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
-         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5ag5qg623gecxprmabh4v9kr",
+         *           "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:20:25.260Z",
+         *           "created": "2026-11-26T05:09:02.575Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:25.314Z",
+         *           "updated": "2026-11-26T05:09:02.629Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ag933trv9msrxsyy2zcc7rm",
+         *           "customer": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:20:25.260Z",
+         *           "expires_at": "2026-11-27T05:09:02.575Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16885,17 +16943,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:20:25.314Z",
+         *           "completed_at": "2026-11-26T05:09:02.629Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1c5ag9vwgrjkykcqvhhxw26rxt",
+         *           "payment_intent": "pi_prod_06h1cgem2ceh2snmhf1r0gp7rdr7t",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:20:25.260Z",
+         *           "updated": "2026-11-26T05:09:02.575Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -16934,32 +16992,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1c5agt5qe84w57aypryeg7rw3t",
+         *       "id": "evt_prod_06h1cgen2za67tt861kjqw767vdqe",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795753225,
+         *       "created": 1795756142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
-         *           "url": "http://127.0.0.1:40293/checkout/cs_prod_06h1c5agk3gjz6q25e7jmfqj8zb8e",
+         *           "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:20:25.366Z",
+         *           "created": "2026-11-26T05:09:02.743Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:20:25.366Z",
+         *           "updated": "2026-11-27T05:09:02.743Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:20:25.366Z",
-         *           "expires_at": "2026-11-27T04:20:25.366Z",
+         *           "expired_at": "2026-11-27T05:09:02.743Z",
+         *           "expires_at": "2026-11-27T05:09:02.743Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16977,7 +17035,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:20:25.366Z",
+         *           "updated": "2026-11-26T05:09:02.743Z",
          *           "expired_at": null
          *         }
          *       }
@@ -17012,22 +17070,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5adfwgv7618d74fekwmsnzs8",
+         *       "id": "evt_prod_06h1cgeevhx3199x33xp53qa158f8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:20:24.574Z",
+         *           "created": "2026-11-26T05:09:01.274Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.574Z",
+         *           "updated": "2026-11-26T05:09:01.274Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17104,22 +17162,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1c5adgcnewsnpmew5ha052sfq4",
+         *       "id": "evt_prod_06h1cgeevwm2204tx9j7j47xgheeg",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:20:24.574Z",
+         *           "created": "2026-11-26T05:09:01.274Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.578Z",
+         *           "updated": "2026-11-26T05:09:01.278Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17132,7 +17190,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:20:24.574Z"
+         *           "updated": "2026-11-26T05:09:01.274Z"
          *         }
          *       }
          *     }
@@ -17166,22 +17224,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1c5adrb07b739p7w642nw2c6yg",
+         *       "id": "evt_prod_06h1cgef5zxfkrbatj78wv5xc7ad8",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5adqn5j7hja9c89k51d1nxba",
+         *           "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:20:24.637Z",
+         *           "created": "2026-11-26T05:09:01.352Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.640Z",
+         *           "updated": "2026-11-26T05:09:01.357Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17194,7 +17252,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:20:24.637Z"
+         *           "updated": "2026-11-26T05:09:01.352Z"
          *         }
          *       }
          *     }
@@ -17228,22 +17286,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5adw7tgx47x15v6vy1613h0m",
+         *       "id": "evt_prod_06h1cgefn3axz3r6ask1amb2dq0f8",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *           "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:20:24.668Z",
+         *           "created": "2026-11-26T05:09:01.476Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.672Z",
+         *           "updated": "2026-11-26T05:09:01.480Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17256,7 +17314,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:20:24.670Z",
+         *           "updated": "2026-11-26T05:09:01.478Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -17291,22 +17349,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5adh3n4z9dm8e59bdhjvszg2",
+         *       "id": "evt_prod_06h1cgeewh5872reztbrdqk73bgey",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5adft82ckchjcgmhfkgjgtvy",
+         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:20:24.574Z",
+         *           "created": "2026-11-26T05:09:01.274Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.583Z",
+         *           "updated": "2026-11-26T05:09:01.283Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17319,7 +17377,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:20:24.578Z",
+         *           "updated": "2026-11-26T05:09:01.278Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -17354,26 +17412,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1c5adxp098q5wx9a0p4bpfnv7w",
+         *       "id": "evt_prod_06h1cgefpk5y488ahymwjhw32406j",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5advhc2hv0dyrw8tpvm3q8sa",
+         *           "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:20:24.668Z",
+         *           "created": "2026-11-26T05:09:01.476Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.684Z",
+         *           "updated": "2026-11-26T05:09:01.491Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:20:24.684Z",
+         *           "canceled_at": "2026-11-26T05:09:01.491Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -17382,7 +17440,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:20:24.672Z",
+         *           "updated": "2026-11-26T05:09:01.480Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -17418,22 +17476,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5adp4pkezx0bkkt8afpxaw22",
+         *       "id": "evt_prod_06h1cgef2zyfkeskwy4qncqfxt48c",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5adk1k4n1y4y5xw4zwajbaw8",
+         *           "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:20:24.600Z",
+         *           "created": "2026-11-26T05:09:01.317Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.624Z",
+         *           "updated": "2026-11-26T05:09:01.331Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17446,7 +17504,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:20:24.607Z",
+         *           "updated": "2026-11-26T05:09:01.323Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -17482,22 +17540,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1c5adt17e0e3x8hrnpnbxvh4x4",
+         *       "id": "evt_prod_06h1cgefjz394gra5q4ajtj4kksyy",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1c5ads4hj98vry302976t5ym6t",
+         *           "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:20:24.649Z",
+         *           "created": "2026-11-26T05:09:01.382Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:20:24.654Z",
+         *           "updated": "2026-11-26T05:09:01.460Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17510,7 +17568,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:20:24.651Z",
+         *           "updated": "2026-11-26T05:09:01.445Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -17545,37 +17603,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5afqg8xxcy00ry9jjxf3rrh8",
+         *       "id": "evt_prod_06h1cgekbfbpa0s0td8avt5c8kqy2",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:25.136Z",
-         *           "updated": "2026-11-26T04:20:25.136Z",
+         *           "created": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T05:09:02.409Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *           "current_period_end": "2026-12-26T04:20:25.136Z",
+         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *           "current_period_end": "2026-12-26T05:09:02.409Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.136Z",
+         *           "current_period_start": "2026-11-26T05:09:02.409Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -17657,28 +17715,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5aftg82rcgd49rbp1a19624t",
+         *       "id": "evt_prod_06h1cgekj8q54egt4px06z47drq78",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:25.136Z",
-         *           "updated": "2026-11-26T04:20:25.167Z",
+         *           "created": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T05:09:02.479Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -17686,14 +17744,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *           "current_period_end": "2026-12-26T04:20:25.136Z",
+         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *           "current_period_end": "2026-12-26T05:09:02.409Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.136Z",
+         *           "current_period_start": "2026-11-26T05:09:02.409Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:25.136Z",
+         *           "updated": "2026-11-26T05:09:02.409Z",
          *           "metadata": {}
          *         }
          *       }
@@ -17728,44 +17786,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1c5afwzaezxmweyjzx9698h99a",
+         *       "id": "evt_prod_06h1cgekm5742f49x7kgvg392m3fa",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:20:25.136Z",
-         *           "updated": "2026-11-26T04:20:25.189Z",
+         *           "created": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T05:09:02.495Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:20:25.189Z",
+         *           "paused_at": "2026-11-26T05:09:02.495Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *           "current_period_end": "2026-12-26T04:20:25.136Z",
+         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *           "current_period_end": "2026-12-26T05:09:02.409Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.136Z",
+         *           "current_period_start": "2026-11-26T05:09:02.409Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:20:25.167Z",
+         *           "updated": "2026-11-26T05:09:02.479Z",
          *           "paused_at": null
          *         }
          *       }
@@ -17800,28 +17858,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1c5afz8pkkxmvvgy5hykt92cjr",
+         *       "id": "evt_prod_06h1cgekpan8pvvdxx9hgz6n19j3c",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:25.136Z",
-         *           "updated": "2026-11-26T04:20:25.207Z",
+         *           "created": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T05:09:02.512Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -17829,16 +17887,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *           "current_period_end": "2026-12-26T04:20:25.136Z",
+         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *           "current_period_end": "2026-12-26T05:09:02.409Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.136Z",
+         *           "current_period_start": "2026-11-26T05:09:02.409Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:20:25.189Z",
-         *           "paused_at": "2026-11-26T04:20:25.189Z"
+         *           "updated": "2026-11-26T05:09:02.495Z",
+         *           "paused_at": "2026-11-26T05:09:02.495Z"
          *         }
          *       }
          *     }
@@ -17872,44 +17930,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1c5ag24kzkrm4cj5zfjb9nj2e8",
+         *       "id": "evt_prod_06h1cgeksjdnfn0zwrbv9phfwwwxm",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5afpcdy7ygzyhv4761answwy",
+         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5afpcdy7ygzyhv4761answx0",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:20:25.136Z",
-         *           "updated": "2026-11-26T04:20:25.229Z",
+         *           "created": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T05:09:02.529Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:20:25.229Z",
-         *           "latest_invoice": "in_prod_06h1c5afpkrphf2y0ddk7tvjd067j",
-         *           "current_period_end": "2026-12-26T04:20:25.136Z",
+         *           "cancelled_at": "2026-11-26T05:09:02.529Z",
+         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
+         *           "current_period_end": "2026-12-26T05:09:02.409Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.136Z",
+         *           "current_period_start": "2026-11-26T05:09:02.409Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:20:25.207Z",
+         *           "updated": "2026-11-26T05:09:02.512Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -17944,37 +18002,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1c5agyce6c1pfqqvxpd7gy2w2r",
+         *       "id": "evt_prod_06h1cgen7excfwe5wh3tmc020rj7r",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796012425,
+         *       "created": 1796015342,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *           "id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1c5ag47kk3n4ame0jvkt0cs0pa",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "si_prod_06h1cgekw8y53ncpr46x4zj2jjwrg",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:20:25.247Z",
-         *           "updated": "2026-11-26T04:20:25.247Z",
+         *           "created": "2026-11-26T05:09:02.560Z",
+         *           "updated": "2026-11-26T05:09:02.560Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:20:25.247Z",
+         *           "trial_end": "2026-12-03T05:09:02.560Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:20:25.247Z",
+         *           "current_period_end": "2026-12-03T05:09:02.560Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:20:25.247Z",
+         *           "current_period_start": "2026-11-26T05:09:02.560Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -18009,59 +18067,62 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5ae7fce3c7cyp1ahn7zvtk3m",
+         *       "id": "evt_prod_06h1cgeg4716ttppzd9s1fvc91xy2",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "created": "2026-11-26T05:09:01.595Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.760Z",
+         *           "updated": "2026-11-26T05:09:01.595Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": null,
          *           "description": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": null,
-         *           "tax_atom": 0,
-         *           "pdf_sha256": null,
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
-         *           "customer_name": null,
-         *           "customer_email": null,
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": null
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -18168,67 +18229,70 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1c5aeajf7ax9rjzyr1tbqrpvkt",
+         *       "id": "evt_prod_06h1cgeghgnfah6n62prmvgc688yt",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:24.760Z",
+         *           "created": "2026-11-26T05:09:01.595Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.785Z",
+         *           "updated": "2026-11-26T05:09:01.642Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.785Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.642Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0001",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "status": "draft",
-         *           "updated": "2026-11-26T04:20:24.760Z",
-         *           "finalized_at": null,
          *           "number": null,
+         *           "status": "draft",
+         *           "updated": "2026-11-26T05:09:01.595Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
+         *           "finalized_at": null,
          *           "customer_name": null,
          *           "customer_email": null,
          *           "hosted_invoice_url": null
@@ -18265,64 +18329,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1c5aefj4wshe9jmytmde2gavw2",
+         *       "id": "evt_prod_06h1cgegr1zv25pp256p0askx1mpp",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:20:24.760Z",
-         *           "paid_at": "2026-11-26T04:20:24.827Z",
-         *           "updated": "2026-11-26T04:20:24.827Z",
+         *           "created": "2026-11-26T05:09:01.595Z",
+         *           "paid_at": "2026-11-26T05:09:01.758Z",
+         *           "updated": "2026-11-26T05:09:01.758Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.785Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.642Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0001",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.785Z",
+         *           "updated": "2026-11-26T05:09:01.642Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -18358,64 +18425,67 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1c5aefrztn6jv1h5sr2v4k208w",
+         *       "id": "evt_prod_06h1cgegrb91pmts4jh4381zxvykg",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:20:24.760Z",
-         *           "paid_at": "2026-11-26T04:20:24.827Z",
-         *           "updated": "2026-11-26T04:20:24.827Z",
+         *           "created": "2026-11-26T05:09:01.595Z",
+         *           "paid_at": "2026-11-26T05:09:01.758Z",
+         *           "updated": "2026-11-26T05:09:01.758Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.785Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.642Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0001",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.785Z",
+         *           "updated": "2026-11-26T05:09:01.642Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -18451,59 +18521,62 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5af1589a9bxj4sfpyhg184p0",
+         *       "id": "evt_prod_06h1cgehgt2gcc8yrjmgw0j9aa7g4",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5aex87hgmx8a0whny551c3xm",
+         *           "id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5aexenbdq3phm26fenzxq83c",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeh6dkgtn0qpgexfgf0yfc3e",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:24.938Z",
+         *           "created": "2026-11-26T05:09:01.873Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.950Z",
+         *           "updated": "2026-11-26T05:09:01.892Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.950Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.892Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5af0381psy1ztwezb3v8vqvg",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cgehe2c5kfzdyszr1256ec6fe",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0002",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "398e51255f096b6cf7b6a680624c3e5b7360db008d5389ba5d1957e1c6a89ccc",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc82dn0wg3bqje46nqqde9t7r/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/cTLTrIEepYCWI7VgBrw1yLkROx5ucovRjx5S7ul71ek"
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -18537,59 +18610,62 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1c5af64esdgn8sn6pr699261jc",
+         *       "id": "evt_prod_06h1cgehszgd6kcs7rhrx7bs2jaw6",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5af2kz8gzv7za1m3jbvhypew",
+         *           "id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5af2kz8gzv7za1m3jbvhypey",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgehjpgj2fn17k1rc81mm2wp2",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:24.980Z",
+         *           "created": "2026-11-26T05:09:01.972Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:24.993Z",
+         *           "updated": "2026-11-26T05:09:01.987Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.993Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5af5cetwdkredswkjpk7c9wy",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cgehr36d264cjb6xt6nwrj7bm",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0003",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "3df2d80d8c57065abf2658c77bf72d55e7f4e60d571c442096678974f4410cc3",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc8315wg8azxgzbw914f5mpet/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/exK075zhU4NW5ESMzAsw-9G6SbKSdtg6ZT0aKNMWthA"
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -18623,62 +18699,65 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1c5agqhctdqfhe7qvctsrrf41m",
+         *       "id": "evt_prod_06h1cgen00ggmaw7s5fezdkvzbet8",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795753225,
+         *       "created": 1795756142,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5afjx8vrg8eqyqzaq55f84be",
+         *           "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5afk19kq67c7588e2kzfjyqw",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:20:25.111Z",
+         *           "created": "2026-11-26T05:09:02.348Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:20:25.099Z",
+         *           "updated": "2026-11-27T05:09:02.323Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:20:25.099Z",
+         *           "due_date": "2026-11-27T05:09:02.323Z",
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:20:25.099Z",
+         *           "overdue_at": "2026-11-27T05:09:02.323Z",
+         *           "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:25.122Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:02.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0006",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "fbe2902a82986ff85f84d95ccb406207725cc72243661a955d4cce15b0860432",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83wnc210gsnbrrabvm1g6a2/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/hiJPM68DGrYMSde3JqVSYK0OCh5T-tHhgsyelsEHgOk"
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:25.122Z",
+         *           "updated": "2026-11-26T05:09:02.370Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -18713,63 +18792,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1c5afap7kzqmk6aze0pvek68b0",
+         *       "id": "evt_prod_06h1cgejasqfc79mtfrv6z59jrnxa",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5af7e0f4r0g3g3ebj7fy258r",
+         *           "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5af7jwhq8nxg78jsm0jgj1cy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:20:25.019Z",
+         *           "created": "2026-11-26T05:09:02.054Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:25.044Z",
+         *           "updated": "2026-11-26T05:09:02.163Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:20:25.044Z",
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T05:09:02.163Z",
          *           "overdue_at": null,
+         *           "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:25.031Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:02.091Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0004",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "333a5f225438ac761f57d8180b46d9657cd9d7a2b32d522c497e4f8b94271edc",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc839xpps4pvmcpz219yvwwpm/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/eqX8Q3zr_tVL10Veg2sibprp9b_eYz9AwoCP2_Vz2GM"
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:20:25.031Z",
+         *           "updated": "2026-11-26T05:09:02.091Z",
          *           "voided_at": null
          *         }
          *       }
@@ -18804,63 +18886,66 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1c5affvjxdt6ben4z6z73fjt3w",
+         *       "id": "evt_prod_06h1cgejtyb0bz0vaxh3jgdems38w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795666825,
+         *       "created": 1795669742,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5afcpzfbfddrh2h18gf9tyqj",
+         *           "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5afct3htmhjx5vdfaff6ssv4",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:20:25.061Z",
+         *           "created": "2026-11-26T05:09:02.202Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:20:25.085Z",
+         *           "updated": "2026-11-26T05:09:02.293Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:25.072Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:02.230Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:20:25.085Z",
-         *           "number": "EXAMPLEGMBH-0005",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "fa6a1fd483e313c8d9cfbb2a34446e1ed195355c3d2b4cfbfc4067141abb0efb",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc83hkpxg4rew640e44b2eada/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/2viDB2X5iBWBKIHPbUH4iFZAJF9kIXl4JzjVEMgEG6A"
+         *           "marked_uncollectible_at": "2026-11-26T05:09:02.293Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:20:25.072Z",
+         *           "updated": "2026-11-26T05:09:02.230Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -18895,59 +18980,62 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1c5aewapxh8tfjq9ty4w2s1898",
+         *       "id": "evt_prod_06h1cgegyk3q75zw81c4gmw491zgy",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5ae71z9ea57mh9qnm5btnrs8",
+         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5ae775aj97wacep1w3jmjjzy",
-         *               "price": "price_prod_06h1c5ab7s90s2sf6qph6bphc4m5t",
+         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
+         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:20:24.760Z",
-         *           "paid_at": "2026-11-26T04:20:24.827Z",
-         *           "updated": "2026-11-26T04:20:24.827Z",
+         *           "created": "2026-11-26T05:09:01.595Z",
+         *           "paid_at": "2026-11-26T05:09:01.758Z",
+         *           "updated": "2026-11-26T05:09:01.758Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:20:24.785Z",
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
+         *           "finalized_at": "2026-11-26T05:09:01.642Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1c5aedezwmsf9sb6vnfd5y5572",
+         *           "customer_email": "jenny@example.com",
+         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": "EXAMPLEGMBH-0001",
-         *           "tax_atom": 0,
-         *           "pdf_sha256": "d032c34fe333cbc8248f92c7ce85b726096b5b1ec07c7ab074eacf92ae9be589",
-         *           "invoice_pdf": "http://127.0.0.1:45675/api/invoices/in_prod_06h1cc81hg5pt7p56yf1hv3sh8h2g/pdf",
-         *           "total_taxes": [],
-         *           "customer_name": "Jenny Rosen",
-         *           "customer_email": "jenny@example.com",
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": "http://127.0.0.1:45675/invoice/BP4RZPKgR2GizB3luPuNRNZvmjxIZ96UAKPuNwkVXZE"
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -18981,59 +19069,62 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1c5agzh0mxy88p7w65z1a7pw7r",
+         *       "id": "evt_prod_06h1cgenbgrtyh0qyq7qgrs4aey3w",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796012425,
+         *       "created": 1796015342,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1c5agyzayzm7azqkb10sevaqm2",
+         *           "id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1c5agz9tqwext3sqqy9wr7ps9w",
-         *               "price": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *               "id": "il_prod_06h1cgenas8bh9773177h7k864rgg",
+         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:20:25.247Z",
+         *           "created": "2026-11-30T05:09:02.560Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:20:25.247Z",
+         *           "updated": "2026-11-30T05:09:02.560Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *           "pdf_sha256": null,
+         *           "description": "Subscription sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1c5ag47kk3n4ame0jvkt0cs0p8",
+         *           "subscription": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null,
-         *           "number": null,
-         *           "tax_atom": 0,
-         *           "pdf_sha256": null,
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
-         *           "customer_name": null,
-         *           "customer_email": null,
-         *           "reverse_charge": false,
-         *           "hosted_invoice_url": null
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -19067,25 +19158,25 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5ad4a751c8rd7zyd4k0pbypr",
+         *       "id": "evt_prod_06h1cgeebgaddpc7gq4554s1qcenj",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:20:24.480Z",
-         *           "updated": "2026-11-26T04:20:24.480Z",
+         *           "address": null,
+         *           "created": "2026-11-26T05:09:01.146Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T05:09:01.146Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
-         *           "address": null,
-         *           "tax_ids": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         }
@@ -19150,31 +19241,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5ad60j8e1mm57ehd4xnv1dv0",
+         *       "id": "evt_prod_06h1cgeeecaz5y8s9872mdy9x5tk8",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:20:24.480Z",
-         *           "updated": "2026-11-26T04:20:24.495Z",
+         *           "address": null,
+         *           "created": "2026-11-26T05:09:01.146Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T05:09:01.169Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
-         *           "address": null,
-         *           "tax_ids": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:20:24.480Z"
+         *           "updated": "2026-11-26T05:09:01.146Z"
          *         }
          *       }
          *     }
@@ -19208,31 +19299,31 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5ad90xqtrxz8j74czyenwmhm",
+         *       "id": "evt_prod_06h1cgeej99792m8hqn3bb94zvxqw",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1c5ad7gcbteyspvm205tkx2976",
+         *           "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:20:24.508Z",
+         *           "address": null,
+         *           "created": "2026-11-26T05:09:01.188Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:20:24.519Z",
+         *           "tax_ids": [],
+         *           "updated": "2026-11-26T05:09:01.200Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
-         *           "address": null,
-         *           "tax_ids": [],
          *           "default_tax_rate": null,
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:24.508Z",
+         *           "updated": "2026-11-26T05:09:01.188Z",
          *           "deleted": null
          *         }
          *       }
@@ -19297,24 +19388,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5adapsa4fpwymk5kaewdtqc4",
+         *       "id": "evt_prod_06h1cgeem9xh741mgdc36hx2m0ab8",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *           "end": null,
-         *           "start": "2026-11-26T04:20:24.530Z",
+         *           "start": "2026-11-26T05:09:01.216Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *             "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:20:24.149Z",
-         *             "updated": "2026-11-26T04:20:24.530Z",
+         *             "created": "2026-11-26T05:09:00.989Z",
+         *             "updated": "2026-11-26T05:09:01.216Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -19327,7 +19418,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false
          *         }
          *       }
@@ -19380,24 +19471,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5adcvq3nqcerzqq655zn0b3g",
+         *       "id": "evt_prod_06h1cgeer1mrspxwcdw10bqqswrpg",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *           "end": null,
-         *           "start": "2026-11-26T04:20:24.547Z",
+         *           "start": "2026-11-26T05:09:01.239Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
+         *             "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:20:24.346Z",
-         *             "updated": "2026-11-26T04:20:24.547Z",
+         *             "created": "2026-11-26T05:09:01.004Z",
+         *             "updated": "2026-11-26T05:09:01.239Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -19410,18 +19501,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:20:24.530Z",
+         *           "start": "2026-11-26T05:09:01.216Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *             "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:20:24.149Z",
-         *             "updated": "2026-11-26T04:20:24.530Z",
+         *             "created": "2026-11-26T05:09:00.989Z",
+         *             "updated": "2026-11-26T05:09:01.216Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -19466,24 +19557,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5aded0yvfbtedy7nyarjdaxt",
+         *       "id": "evt_prod_06h1cgeesfyq93m0st56d34f4tmsr",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1c5adagz4gwtszkq5mqrx5nmnm",
+         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
          *           "end": null,
-         *           "start": "2026-11-26T04:20:24.547Z",
+         *           "start": "2026-11-26T05:09:01.239Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1c5ack9cq50jwggzjkwxbx8svm",
+         *             "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:20:24.346Z",
-         *             "updated": "2026-11-26T04:20:24.547Z",
+         *             "created": "2026-11-26T05:09:01.004Z",
+         *             "updated": "2026-11-26T05:09:01.239Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -19497,7 +19588,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1c5ad41wnn2x5hd4n662pg5hhr",
+         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -19554,20 +19645,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5abvj8mgcaj721cmnzb3rh0m",
+         *       "id": "evt_prod_06h1cgedqx2yrgcqtjjs1hrh8w0n4",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.149Z",
-         *           "updated": "2026-11-26T04:20:24.149Z",
+         *           "created": "2026-11-26T05:09:00.989Z",
+         *           "updated": "2026-11-26T05:09:00.989Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19649,20 +19740,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5acprees3qqxthtq22dksffy",
+         *       "id": "evt_prod_06h1cgedwbxb4p8xfcrjwkc630418",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5abtqwz3n61qd0qy8h1waz8p",
+         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.149Z",
-         *           "updated": "2026-11-26T04:20:24.373Z",
+         *           "created": "2026-11-26T05:09:00.989Z",
+         *           "updated": "2026-11-26T05:09:01.022Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19676,7 +19767,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:20:24.149Z"
+         *           "updated": "2026-11-26T05:09:00.989Z"
          *         }
          *       }
          *     }
@@ -19710,21 +19801,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5acv7cnr46325wfcq489ht0t",
+         *       "id": "evt_prod_06h1cgee04ecrd9cqrchbvjvkhvpy",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1c5acs5b217tjgb5g5xcm5kcs0",
+         *           "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:20:24.393Z",
+         *           "created": "2026-11-26T05:09:01.044Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:20:24.407Z",
+         *           "updated": "2026-11-26T05:09:01.056Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19738,7 +19829,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:20:24.393Z",
+         *           "updated": "2026-11-26T05:09:01.044Z",
          *           "deleted": null
          *         }
          *       }
@@ -19812,35 +19903,35 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5ab3s860db87c384z510ap4g",
+         *       "id": "evt_prod_06h1cgedafm5hs57cfet4bbg59war",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795666823,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *           "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:20:23.962Z",
-         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
-         *           "updated": "2026-11-26T04:20:23.962Z",
+         *           "created": "2026-11-26T05:09:00.881Z",
+         *           "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *           "updated": "2026-11-26T05:09:00.881Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
-         *             "interval": "month",
-         *             "interval_count": 1,
          *             "meter": null,
-         *             "usage_type": "licensed"
+         *             "interval": "month",
+         *             "usage_type": "licensed",
+         *             "interval_count": 1
          *           },
-         *           "unit_amount_atom": 2000,
-         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit"
+         *           "billing_scheme": "per_unit",
+         *           "unit_amount_atom": 2000
          *         }
          *       }
          *     }
@@ -19921,38 +20012,38 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5aba4kky1hggtng4gph6qx7t",
+         *       "id": "evt_prod_06h1cgedew0j836ss9fptk8ggrnd4",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5ab3a9y9fzgfwq7n88y16wda",
+         *           "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:20:23.962Z",
-         *           "product": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
-         *           "updated": "2026-11-26T04:20:24.015Z",
+         *           "created": "2026-11-26T05:09:00.881Z",
+         *           "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *           "updated": "2026-11-26T05:09:00.917Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
-         *             "interval": "month",
-         *             "interval_count": 1,
          *             "meter": null,
-         *             "usage_type": "licensed"
+         *             "interval": "month",
+         *             "usage_type": "licensed",
+         *             "interval_count": 1
          *           },
-         *           "unit_amount_atom": 2000,
-         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit"
+         *           "billing_scheme": "per_unit",
+         *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:23.962Z",
+         *           "updated": "2026-11-26T05:09:00.881Z",
          *           "nickname": null
          *         }
          *       }
@@ -19987,34 +20078,34 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5abfag2zq6d6rxjxsxc5qrfa",
+         *       "id": "evt_prod_06h1cgedkp0q35dmdv2nhaxdt1ae0",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1c5abd3nc43qewgt8x24yn376t",
+         *           "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
          *           "type": "one_time",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:20:24.040Z",
+         *           "created": "2026-11-26T05:09:00.938Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
-         *           "updated": "2026-11-26T04:20:24.056Z",
+         *           "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *           "updated": "2026-11-26T05:09:00.956Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
-         *           "unit_amount_atom": 100,
-         *           "tiers": null,
          *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit"
+         *           "billing_scheme": "per_unit",
+         *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:24.040Z",
+         *           "updated": "2026-11-26T05:09:00.938Z",
          *           "deleted": null
          *         }
          *       }
@@ -20097,20 +20188,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5aa6w6y6qj9w75ycmbs92m3g",
+         *       "id": "evt_prod_06h1cged4pteqxzqsy2j0y3cab28p",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795666823,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:20:23.732Z",
-         *           "updated": "2026-11-26T04:20:23.732Z",
+         *           "created": "2026-11-26T05:09:00.835Z",
+         *           "updated": "2026-11-26T05:09:00.835Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -20171,26 +20262,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5aaygjmb9akeabh746pq958t",
+         *       "id": "evt_prod_06h1cged6xth0p8y4f0y3hj9v8akm",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795666823,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5aa6gp48jhje3tzpfccy7nz4",
+         *           "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:20:23.732Z",
-         *           "updated": "2026-11-26T04:20:23.921Z",
+         *           "created": "2026-11-26T05:09:00.835Z",
+         *           "updated": "2026-11-26T05:09:00.854Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:23.732Z",
+         *           "updated": "2026-11-26T05:09:00.835Z",
          *           "description": null
          *         }
          *       }
@@ -20225,27 +20316,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c5abj9pspw34rkvdpv62wrv7c",
+         *       "id": "evt_prod_06h1cgednssyd4xqcwbavekxa2n68",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1c5ab12jhqvw9g035wxfndegq2",
+         *           "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:20:23.944Z",
+         *           "created": "2026-11-26T05:09:00.867Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:20:24.080Z",
+         *           "updated": "2026-11-26T05:09:00.973Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:23.944Z",
+         *           "updated": "2026-11-26T05:09:00.867Z",
          *           "deleted": null
          *         }
          *       }
@@ -20305,21 +20396,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5ae2jfzgzy4e87xq695v2340",
+         *       "id": "evt_prod_06h1cgefwm952t855k8aerdyt4dft",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *           "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:20:24.723Z",
-         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
-         *           "updated": "2026-11-26T04:20:24.723Z",
+         *           "created": "2026-11-26T05:09:01.539Z",
+         *           "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *           "updated": "2026-11-26T05:09:01.539Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20386,21 +20477,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5ae2tvx2p4kbkwxhzece4cew",
+         *       "id": "evt_prod_06h1cgefx5reaqadkbqj1wpmhmv7w",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5ae2e9frf8x947ec4z40fxkm",
+         *           "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:20:24.723Z",
-         *           "payment": "py_prod_06h1c5adghe0k821vvzmc9hvm6zv4",
-         *           "updated": "2026-11-26T04:20:24.726Z",
+         *           "created": "2026-11-26T05:09:01.539Z",
+         *           "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *           "updated": "2026-11-26T05:09:01.543Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20409,7 +20500,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:20:24.723Z"
+         *           "updated": "2026-11-26T05:09:01.539Z"
          *         }
          *       }
          *     }
@@ -20443,21 +20534,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1c5ae5y5r503wkds4btz0g585g",
+         *       "id": "evt_prod_06h1cgeg1nd8n6d5mxg8p2zhenaaj",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1c5ae5jqa6849s5ey0fbk9ctdw",
+         *           "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:20:24.748Z",
-         *           "payment": "py_prod_06h1c5adzebm8wpw60351cmam1ym2",
-         *           "updated": "2026-11-26T04:20:24.750Z",
+         *           "created": "2026-11-26T05:09:01.574Z",
+         *           "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
+         *           "updated": "2026-11-26T05:09:01.578Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20466,7 +20557,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:20:24.748Z",
+         *           "updated": "2026-11-26T05:09:01.574Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -20501,21 +20592,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6gzt7tzdda5133kssk1mqa9w",
+         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1c6gzsr0s3zkk6q54c3qdqt66y",
+         *           "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T04:25:40.558Z",
-         *           "display": "st_prod_…72yg",
+         *           "created": "2026-11-26T05:08:59.552Z",
+         *           "display": "st_prod_…jvbn",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -20572,22 +20663,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0792kdjn47jgj7nr784c5y",
+         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1c6h04n0fj7409va68h1zqsts8",
+         *           "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T04:25:40.645Z",
-         *           "display": "pt_prod_…g9c0",
-         *           "revoked_at": "2026-11-26T04:25:40.664Z",
+         *           "created": "2026-11-26T05:08:59.772Z",
+         *           "display": "pt_prod_…ffdb",
+         *           "revoked_at": "2026-11-26T05:08:59.794Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -20626,23 +20717,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0av1hs32j4v0yrw8vma38c",
+         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.689Z",
+         *           "updated": "2026-11-26T05:08:59.838Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -20718,23 +20809,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0ezm9y03rqpdjvc3zcx8v0",
+         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.724Z",
+         *           "updated": "2026-11-26T05:08:59.885Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -20744,7 +20835,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:40.689Z",
+         *           "updated": "2026-11-26T05:08:59.838Z",
          *           "description": null
          *         }
          *       }
@@ -20779,35 +20870,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0rhttesexxg1rwhk1qckxt",
+         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.803Z",
+         *           "updated": "2026-11-26T05:08:59.976Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.782Z",
+         *           "updated": "2026-11-26T05:08:59.956Z",
          *           "deleted": null
          *         }
          *       }
@@ -20878,23 +20969,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0hp9bvzb93b15jvjjy2392",
+         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.747Z",
+         *           "updated": "2026-11-26T05:08:59.911Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -20905,7 +20996,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.724Z"
+         *           "updated": "2026-11-26T05:08:59.885Z"
          *         }
          *       }
          *     }
@@ -20939,23 +21030,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0kqf7f30kseyy01px1a2hp",
+         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.762Z",
+         *           "updated": "2026-11-26T05:08:59.928Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -20966,7 +21057,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T04:25:40.747Z"
+         *           "updated": "2026-11-26T05:08:59.911Z"
          *         }
          *       }
          *     }
@@ -21000,33 +21091,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1c6h0pd715yt2aykj6wyx122q2",
+         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1c6h0a7mnf7g0pkhpstgkt8ca4",
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T04:25:40.689Z",
+         *           "created": "2026-11-26T05:08:59.838Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T04:25:40.782Z",
+         *           "updated": "2026-11-26T05:08:59.956Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T04:25:40.782Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:25:40.762Z",
+         *           "updated": "2026-11-26T05:08:59.928Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -21061,18 +21152,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1c6gzpnw49vjjr50eb8bdak5ky",
+         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795667140,
+         *       "created": 1795669739,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
+         *           "email": "user-a7d28c8e05@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -21118,18 +21209,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h188y8z05ac8n33tmrdsyz4",
+         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795667140,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
+         *           "email": "user-a7d28c8e05@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -21164,18 +21255,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2mrqctzpj4ta2s8wq04hx8",
+         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795667141,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
+         *           "email": "user-a7d28c8e05@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -21210,18 +21301,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1c6h2f4kf3gmvg1jm0yn56ngwe",
+         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795667141,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1c6gyvnpqqq4yrsmw0y9q08tfw",
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-add0c6ae01@example.com",
+         *           "email": "user-a7d28c8e05@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -21256,15 +21347,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7xdarjg4qsgvgm7ywcc0jgr",
+         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cc7wq2q8pyy6wv5va8aqc69y8",
+         *           "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -21285,7 +21376,7 @@ export type components = {
          *         "previous_attributes": {
          *           "address": null,
          *           "business_name": null,
-         *           "invoice_prefix": "MERCHANT1SAN"
+         *           "invoice_prefix": "TESTCOSANDBO"
          *         }
          *       }
          *     }
@@ -21340,20 +21431,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cc7yfa0ac0spv3bxg6fbk1ekr",
+         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795668639,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T04:50:39.351Z",
-         *           "updated": "2026-11-26T04:50:39.351Z",
+         *           "created": "2026-11-26T05:09:00.800Z",
+         *           "updated": "2026-11-26T05:09:00.800Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -21422,20 +21513,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cc7yk8z27zxrmhnay83m2xyy0",
+         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795668639,
+         *       "created": 1795669740,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cc7yezj49f6a6rnkb9wxv217y",
+         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T04:50:39.351Z",
-         *           "updated": "2026-11-26T04:50:39.384Z",
+         *           "created": "2026-11-26T05:09:00.800Z",
+         *           "updated": "2026-11-26T05:09:00.820Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -21446,7 +21537,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T04:50:39.351Z"
+         *           "updated": "2026-11-26T05:09:00.800Z"
          *         }
          *       }
          *     }
@@ -21480,19 +21571,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1c5acxfm5qfjhf0re57e1r0z7m",
+         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:24.426Z",
-         *           "updated": "2026-11-26T04:20:24.426Z",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.073Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -21562,19 +21653,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1c5aczdasx99mhkxqys8dfzjqr",
+         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:24.426Z",
-         *           "updated": "2026-11-26T04:20:24.442Z",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.101Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -21582,7 +21673,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:20:24.426Z",
+         *           "updated": "2026-11-26T05:09:01.073Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -21617,19 +21708,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1c5ad17vhe6f8zmaxv8cp18yxa",
+         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T04:20:24.426Z",
-         *           "updated": "2026-11-26T04:20:24.456Z",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.117Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -21638,7 +21729,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:20:24.442Z"
+         *           "updated": "2026-11-26T05:09:01.101Z"
          *         }
          *       }
          *     }
@@ -21672,19 +21763,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1c5ad2qr8cfgcshe4p7awpmt98",
+         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795666824,
+         *       "created": 1795669741,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1c5acxbhaadxme4n5m9esfkkbe",
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T04:20:24.426Z",
-         *           "updated": "2026-11-26T04:20:24.468Z",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.131Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -21693,7 +21784,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T04:20:24.456Z"
+         *           "updated": "2026-11-26T05:09:01.117Z"
          *         }
          *       }
          *     }
