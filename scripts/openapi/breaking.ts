@@ -162,10 +162,11 @@ export function checkBreakingChanges(before: JsonObject, after: JsonObject, inte
   const entries = intendedChanges.map((entry) => ({ entry, pattern: patternOf(entry.path), used: false }));
   const report: BreakingReport = { unintended: [], intended: [], invalidEntries: [] };
   for (const change of changes) {
-    const match = entries.find(({ pattern }) => pattern.test(change.path));
-    if (match) {
-      match.used = true;
-      report.intended.push({ change, reason: match.entry.reason });
+    // Every entry a change matches is in use (entries of several releases may overlap).
+    const matches = entries.filter(({ pattern }) => pattern.test(change.path));
+    for (const match of matches) match.used = true;
+    if (matches[0]) {
+      report.intended.push({ change, reason: matches[0].entry.reason });
     } else {
       report.unintended.push(change);
     }
