@@ -163,7 +163,7 @@ export const EVENT_DESCRIPTIONS = {
     "An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`.",
   "api_token.revoked": "An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`.",
   "webhook_endpoint.created":
-    "A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event.",
+    "A webhook endpoint was created (the object never holds its signing secret). An endpoint never receives the `webhook_endpoint.*` events about itself.",
   "webhook_endpoint.updated": "A webhook endpoint's URL, events, description or rate was changed.",
   "webhook_endpoint.deleted": "A webhook endpoint was deleted; the object is its last state, with `deleted: true`.",
   "webhook_endpoint.disabled": "A webhook endpoint was disabled by hand: it receives nothing until enabled.",

@@ -20,6 +20,8 @@ export type EmitInput = {
   /** Full entity state before the change; null when the entity is created. */
   previousData: EntityState | null;
   metadata?: Record<string, unknown>;
+  /** An endpoint that does not receive this event: a webhook endpoint's own audit events (docs/decisions.md, "Request log"). */
+  skipEndpointId?: string;
 };
 
 export type EmittedEvent = { id: string; deliveryIds: string[] };
@@ -61,6 +63,7 @@ export async function emitEvent(tx: ChangeTransaction, ctx: ServiceContext, inpu
     matched as (
       select id, row_number() over (order by id) as n from ${webhookEndpoints}
       where account_id = ${ctx.accountId} and enabled and deleted_at is null and events && array[${input.type}, '*']::text[]
+        and id is distinct from ${input.skipEndpointId ?? null}::text
     ),
     delivery as (
       insert into ${eventDeliveries} (id, account_id, event_id, webhook_endpoint_id, due_at, created)

@@ -83,6 +83,8 @@ async function emitAudit(
     data: { ...serializeWebhookEndpoint(row, ctx.livemode), ...extra },
     previousData: before ? serializeWebhookEndpoint(before, ctx.livemode) : null,
     metadata: auditMetadata(ctx),
+    // An endpoint hears about other endpoints, not about itself (its rotation, its own update).
+    skipEndpointId: row.id,
   });
 }
 

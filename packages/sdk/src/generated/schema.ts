@@ -4149,7 +4149,7 @@ export type webhooks = {
         put?: never;
         /**
          * webhook_endpoint.created
-         * @description A webhook endpoint was created (the object never holds its signing secret). The new endpoint itself does not receive this event. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * @description A webhook endpoint was created (the object never holds its signing secret). An endpoint never receives the `webhook_endpoint.*` events about itself. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
         post: operations["webhookEndpointCreatedWebhook"];
         delete?: never;
