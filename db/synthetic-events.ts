@@ -28,6 +28,9 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   price: 0.3,
   product: 0.2,
   refund: 0.5,
+  feature: 0.05,
+  product_feature: 0.05,
+  customer_entitlements: 0.5,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -43,6 +46,9 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   price: "price_",
   product: "prod_",
   refund: "re_",
+  feature: "feat_",
+  product_feature: "prodft_",
+  customer_entitlements: "cus_",
 };
 
 export type LoadOptions = {

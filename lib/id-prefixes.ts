@@ -26,6 +26,9 @@ export const ID_PREFIXES = {
   subscriptionItem: "si_",
   subscriptionChangeRequest: "scr_",
   request: "req_",
+  feature: "feat_",
+  productFeature: "prodft_",
+  portalSession: "bps_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, id, time } from "./columns";
 import { organizations } from "./organizations";
 
@@ -17,6 +17,8 @@ export const accounts = pgTable(
      * Every domain timestamp of the account is real time plus this offset (lib/clock).
      */
     clockOffsetMs: bigint("clock_offset_ms", { mode: "number" }).notNull().default(0),
+    /** How long a past_due subscription keeps granting its features (lib/entitlements/grace.ts reads it). */
+    entitlementPastDueGraceDays: integer("entitlement_past_due_grace_days").notNull().default(7),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

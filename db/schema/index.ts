@@ -13,3 +13,4 @@ export * from "./checkout";
 export * from "./subscription-changes";
 export * from "./rate-limits";
 export * from "./list-counts";
+export * from "./entitlements";

@@ -6,6 +6,7 @@ import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { discountOperations } from "@/lib/discounts/operations";
+import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
@@ -41,4 +42,5 @@ export const API_OPERATIONS: Operation[] = [
   ...apiTokenOperations,
   ...testClockOperations,
   ...metaOperations,
+  ...entitlementOperations,
 ];

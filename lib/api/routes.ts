@@ -5,6 +5,7 @@ import { testClockHandlers } from "@/lib/clock/handlers";
 import { couponHandlers } from "@/lib/coupons/handlers";
 import { customerHandlers } from "@/lib/customers/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
+import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
@@ -37,6 +38,7 @@ export const API_HANDLERS = [
   ...apiTokenHandlers,
   ...testClockHandlers,
   ...metaHandlers,
+  ...entitlementHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

@@ -68,6 +68,9 @@ export const EVENT_CATALOGUE = [
   { group: "Price", aggregateType: "price", types: ["price.created", "price.updated", "price.deleted"] },
   { group: "Product", aggregateType: "product", types: ["product.created", "product.updated", "product.deleted"] },
   { group: "Refund", aggregateType: "refund", types: ["refund.created", "refund.updated", "refund.failed"] },
+  { group: "Feature", aggregateType: "feature", types: ["feature.created"] },
+  { group: "Product feature", aggregateType: "product_feature", types: ["product_feature.attached", "product_feature.detached"] },
+  { group: "Customer entitlements", aggregateType: "customer_entitlements", types: ["customer.entitlements.updated"] },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -130,6 +133,11 @@ export const EVENT_DESCRIPTIONS = {
   "refund.created": "A refund was created and is pending.",
   "refund.updated": "A refund's status changed (for example it succeeded).",
   "refund.failed": "A refund failed; `failure_reason` says why.",
+  "feature.created": "A feature (an entitlement's `lookup_key`) was created.",
+  "product_feature.attached": "A feature was attached to a product: its subscribers are entitled to it.",
+  "product_feature.detached": "A feature was detached from a product; the object is the link's last state.",
+  "customer.entitlements.updated":
+    "A customer's active entitlements changed (a subscription change, a product feature, or the end of a past_due grace); `previous_data` holds the list before.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CheckoutSession } from "@/lib/checkout/schema";
 import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
+import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlements/schema";
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
@@ -30,6 +31,9 @@ export const AGGREGATE_SCHEMAS = {
   price: Price,
   product: Product,
   refund: Refund,
+  feature: Feature,
+  product_feature: ProductFeature,
+  customer_entitlements: CustomerEntitlements,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

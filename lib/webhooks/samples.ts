@@ -17,6 +17,10 @@ const KIND: Record<AggregateType, IdKind> = {
   price: "price",
   product: "product",
   refund: "refund",
+  feature: "feature",
+  product_feature: "productFeature",
+  // A customer's entitlements are on the customer's id.
+  customer_entitlements: "customer",
 };
 
 /**

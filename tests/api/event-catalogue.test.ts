@@ -50,6 +50,12 @@ beforeAll(async () => {
   await post(`/coupons/${tenOff.id}`, { name: "Ten percent" });
   const doomed = await post("/coupons", { percent_off: 1, duration: "forever" });
   await del(`/coupons/${doomed.id}`);
+  // Features: one attached to the plan (the subscriptions below are entitled to it), one attached then detached.
+  const reports = await post("/features", { lookup_key: "reports", name: "Reports" });
+  await post(`/products/${product.id}/features`, { feature: reports.id });
+  const beta = await post("/features", { lookup_key: "beta", name: "Beta" });
+  await post(`/products/${product.id}/features`, { feature: beta.id });
+  await del(`/products/${product.id}/features/${beta.id}`);
 
   // Customers and a customer discount: created, updated (replaced), deleted.
   const customer = await post("/customers", { email: "jenny@example.com", name: "Jenny" });
@@ -240,11 +246,16 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
     expect(data.status).toBe("failed");
     expect(data.failure_reason).toBeTruthy();
   },
+  "feature.created": (data) => expect(data.object).toBe("feature"),
+  "product_feature.attached": (data) => expect(data.feature.object).toBe("feature"),
+  "product_feature.detached": (data) => expect(data.object).toBe("product_feature"),
+  "customer.entitlements.updated": (data, event) =>
+    expect(JSON.stringify(data.items)).not.toBe(JSON.stringify(event.previous_data.items)),
 };
 
 describe("the event catalogue, produced by real flows", () => {
-  it("covers exactly the spec's 51 types", () => {
-    expect(EVENT_TYPES).toHaveLength(51);
+  it("covers exactly the spec's 51 types and the 4 of features and entitlements", () => {
+    expect(EVENT_TYPES).toHaveLength(51 + 4);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 
