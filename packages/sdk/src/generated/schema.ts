@@ -7340,31 +7340,31 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1cb93tcnh7r186s6n3ec99vj5c",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:46:26.766Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.444Z",
+         *       "created": "2026-11-26T04:46:26.771Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7407,31 +7407,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1cb93ydwct1zxjcexnz59526b8",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *       "aggregate_id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
          *       "data": {
-         *         "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *         "id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:38.623Z",
+         *         "created": "2026-11-26T04:46:26.801Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "payment_intent": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1cb93xbzqewzrf2cv13bswpcv8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.641Z",
+         *       "created": "2026-11-26T04:46:26.803Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentFailedEvent: {
@@ -7474,43 +7474,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1cb94nqzbe65vz43r74yybbh60",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *       "aggregate_id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *       "data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:46:26.766Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.432Z",
+         *         "created": "2026-11-26T04:46:26.766Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.090Z",
+         *       "created": "2026-11-26T04:46:26.989Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7553,29 +7553,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1cb98hbdxkds4bytm8rmtp26jc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:46:27.970Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:46:27.970Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:46:27.970Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7593,12 +7593,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zem89fay0079j8prc295cp",
+         *       "correlation_id": "req_prod_06h1cb98fk2146v7z26qqq02dwnkr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:42.078Z",
+         *       "created": "2026-11-26T04:46:27.978Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7641,19 +7641,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1cb995ee8wq0tmnsd9h16qqe1r",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:46:28.125Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:46:28.138Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7662,10 +7662,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:46:28.125Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7682,24 +7682,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:46:28.125Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.209Z",
+         *         "updated": "2026-11-26T04:46:28.125Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:46:28.125Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7716,12 +7716,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as7027tyfpmev72nmzm9xgfcr",
+         *       "correlation_id": "req_prod_06h1cb994wp4h3yfhab4km70g0yqm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.239Z",
+         *       "created": "2026-11-26T04:46:28.139Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7764,20 +7764,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1cb997q73n4shnf62vk03kzwq2",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *       "aggregate_id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *       "data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:46:28.125Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.288Z",
+         *         "updated": "2026-11-26T04:46:28.157Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7786,10 +7786,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:46:28.125Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7806,14 +7806,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.209Z",
+         *         "created": "2026-11-26T04:46:28.125Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.237Z",
+         *         "updated": "2026-11-26T04:46:28.138Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7822,10 +7822,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.209Z",
+         *         "expires_at": "2026-11-27T04:46:28.125Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7842,12 +7842,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as709qpcfr6b47ehg2kh1rg42",
+         *       "correlation_id": "req_prod_06h1cb997c9372f0dt7f5vmrdk3wa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:42.290Z",
+         *       "created": "2026-11-26T04:46:28.157Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -7890,29 +7890,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1cb9900c03mthyjr5a5v02nk86",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *       "aggregate_id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *       "data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:46:27.970Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.181Z",
+         *         "updated": "2026-11-26T04:46:28.095Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *         "customer": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:46:27.970Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7920,33 +7920,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T01:07:42.181Z",
+         *         "completed_at": "2026-11-26T04:46:28.095Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *         "payment_intent": "pi_prod_06h1cb98sxtveewraynerc7m6dspp",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.072Z",
+         *         "created": "2026-11-26T04:46:27.970Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.072Z",
+         *         "updated": "2026-11-26T04:46:27.970Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.072Z",
+         *         "expires_at": "2026-11-27T04:46:27.970Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7963,12 +7963,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6zhva738ay1fgts6tfr631r",
+         *       "correlation_id": "req_prod_06h1cb98pwhk27v1rkyc00dmmd012",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:42.184Z",
+         *       "created": "2026-11-26T04:46:28.097Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga"
+         *       "actor_id": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8011,29 +8011,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1cb99mme0xjdyjwtyz7zsxq83p",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *       "aggregate_id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
          *       "data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:46:28.171Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T01:07:42.359Z",
+         *         "updated": "2026-11-27T04:46:28.171Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T01:07:42.359Z",
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expired_at": "2026-11-27T04:46:28.171Z",
+         *         "expires_at": "2026-11-27T04:46:28.171Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8050,24 +8050,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *         "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *         "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:42.359Z",
+         *         "created": "2026-11-26T04:46:28.171Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:42.359Z",
+         *         "updated": "2026-11-26T04:46:28.171Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T01:07:42.359Z",
+         *         "expires_at": "2026-11-27T04:46:28.171Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8084,10 +8084,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T01:07:42.359Z",
+         *       "created": "2026-11-27T04:46:28.171Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8132,19 +8132,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1cb93rfhrzd9jr2khs2qr0b5s8",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:46:26.753Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:46:26.753Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8157,12 +8157,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.368Z",
+         *       "created": "2026-11-26T04:46:26.755Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8205,19 +8205,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1cb93rzq2z4qj02pf9j0xemjgm",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:46:26.753Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:46:26.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8229,14 +8229,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:46:26.753Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.360Z",
+         *         "updated": "2026-11-26T04:46:26.753Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8248,12 +8248,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.399Z",
+         *       "created": "2026-11-26T04:46:26.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8296,19 +8296,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1cb941230q0d3kwn2r53saevmw",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *       "aggregate_id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
          *       "data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:46:26.819Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.823Z",
+         *         "updated": "2026-11-26T04:46:26.823Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8320,14 +8320,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *         "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T01:07:38.808Z",
+         *         "created": "2026-11-26T04:46:26.819Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.808Z",
+         *         "updated": "2026-11-26T04:46:26.819Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8339,12 +8339,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6jh67h38nrqqhpt7mvvgwxt",
+         *       "correlation_id": "req_prod_06h1cb94018xm761bkd7685ghj0ky",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.839Z",
+         *       "created": "2026-11-26T04:46:26.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8387,19 +8387,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1cb947py2vrqmtj4rmds8za2hp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:46:26.871Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:46:26.876Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8411,14 +8411,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:46:26.871Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.202Z",
+         *         "updated": "2026-11-26T04:46:26.874Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8430,12 +8430,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6kex4avaa4w1adz0s81k0pr",
+         *       "correlation_id": "req_prod_06h1cb946m49900e2fx1pf8dhtzve",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:39.725Z",
+         *       "created": "2026-11-26T04:46:26.877Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8478,19 +8478,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1cb93ttaxkyttm46kbb57zjf50",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *       "data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:46:26.753Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.454Z",
+         *         "updated": "2026-11-26T04:46:26.773Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8502,14 +8502,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.360Z",
+         *         "created": "2026-11-26T04:46:26.753Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.385Z",
+         *         "updated": "2026-11-26T04:46:26.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8521,12 +8521,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gy88k89kp068v8dtmnhscm",
+         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.475Z",
+         *       "created": "2026-11-26T04:46:26.774Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8569,23 +8569,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1cb949jdjkbbsyn0xytk5j71vp",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *       "aggregate_id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *       "data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:46:26.871Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.841Z",
+         *         "updated": "2026-11-26T04:46:26.890Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T01:07:39.841Z",
+         *         "canceled_at": "2026-11-26T04:46:26.890Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8593,14 +8593,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T01:07:39.011Z",
+         *         "created": "2026-11-26T04:46:26.871Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:39.498Z",
+         *         "updated": "2026-11-26T04:46:26.876Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8612,12 +8612,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6pkvenhgye690xc7sczp4v8",
+         *       "correlation_id": "req_prod_06h1cb948xz81vyvv8x33k0khye1j",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:39.856Z",
+         *       "created": "2026-11-26T04:46:26.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8660,19 +8660,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1cb93ysajphpvg9p2p6wcdj9pm",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *       "aggregate_id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *       "data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:46:26.796Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.667Z",
+         *         "updated": "2026-11-26T04:46:26.805Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8684,14 +8684,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *         "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.564Z",
+         *         "created": "2026-11-26T04:46:26.796Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.578Z",
+         *         "updated": "2026-11-26T04:46:26.799Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8703,12 +8703,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6hjc2ezawm82m83xys72npw",
+         *       "correlation_id": "req_prod_06h1cb93xbzqewzrf2cv13bswpcv8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.701Z",
+         *       "created": "2026-11-26T04:46:26.806Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8751,19 +8751,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1cb944mbpm4j4hseqp0sq5fps6",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *       "aggregate_id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
          *       "data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:46:26.839Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.965Z",
+         *         "updated": "2026-11-26T04:46:26.852Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8775,14 +8775,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *         "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T01:07:38.893Z",
+         *         "created": "2026-11-26T04:46:26.839Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T01:07:38.929Z",
+         *         "updated": "2026-11-26T04:46:26.842Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8794,12 +8794,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6k02dzr9v1yrrbdc91h8n20",
+         *       "correlation_id": "req_prod_06h1cb942mhejv0ng0enh16zqaqq0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.970Z",
+         *       "created": "2026-11-26T04:46:26.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -8842,44 +8842,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1cb97eyjbf98xybm4wrmcrmaja",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.673Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6ybvpq9k0ngpshnet4hxdqa",
+         *       "correlation_id": "req_prod_06h1cb97b28zec5hzjnwb13sbjfdr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:41.845Z",
+         *       "created": "2026-11-26T04:46:27.703Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -8922,25 +8922,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1cb97kynze5rq62k0aw7thr28y",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.737Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -8948,45 +8948,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.792Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.673Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yrqcfbg8nqnmxf9pgrw2ge",
+         *       "correlation_id": "req_prod_06h1cb97jq64n1fsq8etxs4xav7wj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:41.906Z",
+         *       "created": "2026-11-26T04:46:27.743Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9029,53 +9029,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1cb97q8qvjpma339h8q3br99ty",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.768Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:46:27.768Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.900Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.737Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9083,19 +9083,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6yy6j04tz12a1pywk6yf98t",
+         *       "correlation_id": "req_prod_06h1cb97ppw6wbz1ppsgjwk7rvyve",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.959Z",
+         *       "created": "2026-11-26T04:46:27.770Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9138,25 +9138,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1cb97zx86k9mwm9mv2x10j008w",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.835Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9164,47 +9164,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.944Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.768Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T01:07:41.944Z",
+         *         "paused_at": "2026-11-26T04:46:27.768Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z4bzkabkanvq3jzbrxqata",
+         *       "correlation_id": "req_prod_06h1cb97wt87w80tk07v68rr9damr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:41.992Z",
+         *       "created": "2026-11-26T04:46:27.839Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9247,53 +9247,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1cb986jnb8xe62735xfhpn0mgc",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *       "data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:42.009Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.888Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "cancelled_at": "2026-11-26T04:46:27.888Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T01:07:41.792Z",
-         *         "updated": "2026-11-26T01:07:41.990Z",
+         *         "created": "2026-11-26T04:46:27.673Z",
+         *         "updated": "2026-11-26T04:46:27.835Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9301,19 +9301,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *         "current_period_end": "2026-12-26T01:07:41.792Z",
+         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *         "current_period_end": "2026-12-26T04:46:27.673Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:41.792Z",
+         *         "current_period_start": "2026-11-26T04:46:27.673Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6z6q86f4gfkkdzdbwgg39a8",
+         *       "correlation_id": "req_prod_06h1cb983nqnwb0yh4mwvnhggwrag",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:42.015Z",
+         *       "created": "2026-11-26T04:46:27.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9356,42 +9356,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1cb99rbcskxhx13dncj00pkrh6",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *       "aggregate_id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *       "data": {
-         *         "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "si_prod_06h1cb989tssecep0sacnb60snh4r",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T01:07:42.036Z",
-         *         "updated": "2026-11-26T01:07:42.036Z",
+         *         "created": "2026-11-26T04:46:27.916Z",
+         *         "updated": "2026-11-26T04:46:27.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T01:07:42.036Z",
+         *         "trial_end": "2026-12-03T04:46:27.916Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T01:07:42.036Z",
+         *         "current_period_end": "2026-12-03T04:46:27.916Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T01:07:42.036Z",
+         *         "current_period_start": "2026-11-26T04:46:27.916Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:46:27.916Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9436,16 +9436,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1cb94yw3tyqw8vv5swe7ppmtee",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9454,11 +9454,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:46:27.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9480,12 +9480,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rhmkywb2b5tfkce0ychxq4",
+         *       "correlation_id": "req_prod_06h1cb94xzecnhn11bp17c2nz6j0y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.359Z",
+         *       "created": "2026-11-26T04:46:27.063Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9528,16 +9528,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1cb952aa6axaer7x2yq6hg5g36",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9546,11 +9546,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:46:27.087Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9558,7 +9558,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9571,11 +9571,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9584,11 +9584,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.309Z",
+         *         "updated": "2026-11-26T04:46:27.059Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9609,12 +9609,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6rycn2wgmz779f65ps9hczw",
+         *       "correlation_id": "req_prod_06h1cb95183q8fpvtdh78p6s7fte8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.423Z",
+         *       "created": "2026-11-26T04:46:27.090Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9657,16 +9657,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1cb958zmt556rtxs906atf11st",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9675,11 +9675,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "paid_at": "2026-11-26T04:46:27.141Z",
+         *         "updated": "2026-11-26T04:46:27.141Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9687,12 +9687,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9700,11 +9700,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9713,11 +9713,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:46:27.087Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9725,12 +9725,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9738,12 +9738,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1cb956v2crgdb2m68xfk1nj1h2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:40.633Z",
+         *       "created": "2026-11-26T04:46:27.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoicePaidEvent: {
@@ -9786,16 +9786,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1cb95911x401sw982phc9rekbg",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9804,11 +9804,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "paid_at": "2026-11-26T04:46:27.141Z",
+         *         "updated": "2026-11-26T04:46:27.141Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9816,12 +9816,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9829,11 +9829,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9842,11 +9842,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.309Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:40.411Z",
+         *         "updated": "2026-11-26T04:46:27.087Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9854,12 +9854,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9867,12 +9867,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6s5wxnc2t2pyjycwp1r9wz4",
+         *       "correlation_id": "req_prod_06h1cb956v2crgdb2m68xfk1nj1h2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T01:07:40.646Z",
+         *       "created": "2026-11-26T04:46:27.144Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -9915,16 +9915,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1cb95srmdhcm96ap4v3p5afhzg",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *       "aggregate_id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
          *       "data": {
-         *         "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *         "id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb95kdbned47v668hge23q67a",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9933,11 +9933,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:40.957Z",
+         *         "created": "2026-11-26T04:46:27.226Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.067Z",
+         *         "updated": "2026-11-26T04:46:27.242Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9945,12 +9945,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.067Z",
+         *         "finalized_at": "2026-11-26T04:46:27.242Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *         "payment_intent": "pi_prod_06h1cb95pwjdk3r50h5qtrbnn6bfr",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9959,12 +9959,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6vwbjk4vsgmk0s5ngt3vam0",
+         *       "correlation_id": "req_prod_06h1cb95pqaxjtvqk3eg6baavq4g6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.273Z",
+         *       "created": "2026-11-26T04:46:27.278Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10007,16 +10007,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1cb96166h5s3ts6hbg7b7fejf8",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *       "aggregate_id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
          *       "data": {
-         *         "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *         "id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb95vpzmdv1c7nav9vvt6r7sm",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10025,11 +10025,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.307Z",
+         *         "created": "2026-11-26T04:46:27.292Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.345Z",
+         *         "updated": "2026-11-26T04:46:27.309Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10037,12 +10037,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.345Z",
+         *         "finalized_at": "2026-11-26T04:46:27.309Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *         "payment_intent": "pi_prod_06h1cb95zk5pwet7fddgj0kn0v8rw",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10051,12 +10051,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6wprw7dv6c3kswb97fss0sj",
+         *       "correlation_id": "req_prod_06h1cb95yw379h4cxs8qzx4p0tw04",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.391Z",
+         *       "created": "2026-11-26T04:46:27.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10099,16 +10099,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1cb99gn58gnqfktfv7qhbpw6wj",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *       "aggregate_id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
          *       "data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10117,19 +10117,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:46:27.615Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T01:07:41.716Z",
+         *         "updated": "2026-11-27T04:46:27.556Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:46:27.556Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T01:07:41.716Z",
+         *         "overdue_at": "2026-11-27T04:46:27.556Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:46:27.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10142,11 +10142,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *         "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10155,19 +10155,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.737Z",
+         *         "created": "2026-11-26T04:46:27.615Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.764Z",
+         *         "updated": "2026-11-26T04:46:27.652Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
-         *         "due_date": "2026-11-27T01:07:41.716Z",
+         *         "due_date": "2026-11-27T04:46:27.556Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.764Z",
+         *         "finalized_at": "2026-11-26T04:46:27.652Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10180,10 +10180,10 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T01:07:41.716Z",
+         *       "created": "2026-11-27T04:46:27.556Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10228,16 +10228,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1cb967z2g7erqeg5yy31kg9524",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *       "aggregate_id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
          *       "data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10246,19 +10246,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:46:27.356Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.472Z",
+         *         "updated": "2026-11-26T04:46:27.389Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T01:07:41.472Z",
+         *         "voided_at": "2026-11-26T04:46:27.389Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:46:27.371Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10271,11 +10271,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *         "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10284,11 +10284,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.422Z",
+         *         "created": "2026-11-26T04:46:27.356Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.446Z",
+         *         "updated": "2026-11-26T04:46:27.371Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10296,7 +10296,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.446Z",
+         *         "finalized_at": "2026-11-26T04:46:27.371Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10309,12 +10309,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6x3b1tva9hjx2182x5am8z0",
+         *       "correlation_id": "req_prod_06h1cb966mmy587m4fj00g6zmzkfr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.473Z",
+         *       "created": "2026-11-26T04:46:27.391Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10357,16 +10357,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1cb96s51tzs5rh5y90twjpyprt",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *       "aggregate_id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
          *       "data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10375,11 +10375,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:46:27.472Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.605Z",
+         *         "updated": "2026-11-26T04:46:27.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10387,7 +10387,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:46:27.502Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10397,14 +10397,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:46:27.528Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *         "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10413,11 +10413,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T01:07:41.497Z",
+         *         "created": "2026-11-26T04:46:27.472Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T01:07:41.552Z",
+         *         "updated": "2026-11-26T04:46:27.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10425,7 +10425,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:41.552Z",
+         *         "finalized_at": "2026-11-26T04:46:27.502Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10438,12 +10438,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6xjy00454n8vmwzdeyqvg9p",
+         *       "correlation_id": "req_prod_06h1cb96rgqwd7sskf6q8zj4097z2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:41.657Z",
+         *       "created": "2026-11-26T04:46:27.529Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10486,16 +10486,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1cb95gz5z9y52wvxpbn60hqfda",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *       "data": {
-         *         "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *             "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10504,11 +10504,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T01:07:40.309Z",
-         *         "paid_at": "2026-11-26T01:07:40.625Z",
-         *         "updated": "2026-11-26T01:07:40.625Z",
+         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "paid_at": "2026-11-26T04:46:27.141Z",
+         *         "updated": "2026-11-26T04:46:27.141Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10516,12 +10516,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T01:07:40.411Z",
+         *         "finalized_at": "2026-11-26T04:46:27.087Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10530,12 +10530,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6tcqpkzdx51kyvv3n7afd32",
+         *       "correlation_id": "req_prod_06h1cb95cc5asts0xgpvwxtps2520",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T01:07:40.841Z",
+         *       "created": "2026-11-26T04:46:27.207Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10578,16 +10578,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1cb99xnt50pw6f209n7pjmqv5t",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *       "aggregate_id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
          *       "data": {
-         *         "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *         "id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *             "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *             "id": "il_prod_06h1cb99xdgbtqpdgr9cgex036qw2",
+         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10596,20 +10596,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:07:42.036Z",
+         *         "created": "2026-11-30T04:46:27.916Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:07:42.036Z",
+         *         "updated": "2026-11-30T04:46:27.916Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "description": "Subscription sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *         "subscription": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10622,10 +10622,10 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as70vnhj89ntdwpx39n3hbstt",
+         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:07:42.036Z",
+         *       "created": "2026-11-30T04:46:27.916Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10670,29 +10670,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1cb92t5e8b2ztyvgg4b86n3b2a",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:46:26.510Z",
+         *         "updated": "2026-11-26T04:46:26.510Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6fkbj5ad7pn83m1vn5aqq56",
+         *       "correlation_id": "req_prod_06h1cb92skeah7mkg6q1htcs50z8g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.021Z",
+         *       "created": "2026-11-26T04:46:26.513Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10735,39 +10735,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1cb92x98qxk2emwm0vnr60drzp",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *       "data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.090Z",
+         *         "created": "2026-11-26T04:46:26.510Z",
+         *         "updated": "2026-11-26T04:46:26.528Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.014Z",
-         *         "updated": "2026-11-26T01:07:38.014Z",
+         *         "created": "2026-11-26T04:46:26.510Z",
+         *         "updated": "2026-11-26T04:46:26.510Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6frdyzxe09h7z665ze9fqx6",
+         *       "correlation_id": "req_prod_06h1cb92vm5k6xq7v85b2vgzj62f4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.110Z",
+         *       "created": "2026-11-26T04:46:26.538Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -10810,40 +10810,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1cb9357w17tq1jyxfz716dchny",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *       "aggregate_id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
          *       "data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:46:26.582Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:38.167Z",
+         *         "updated": "2026-11-26T04:46:26.598Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *         "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T01:07:38.128Z",
-         *         "updated": "2026-11-26T01:07:38.128Z",
+         *         "created": "2026-11-26T04:46:26.582Z",
+         *         "updated": "2026-11-26T04:46:26.582Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g6e8nee0f1x6ekajh7n3bm",
+         *       "correlation_id": "req_prod_06h1cb934edm0rws4nyq7y3k9mdjj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.170Z",
+         *       "created": "2026-11-26T04:46:26.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerDeletedEvent: {
@@ -10886,21 +10886,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1cb93cn7dmvwq7w2q9qam2tqc8",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:46:26.649Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:46:25.880Z",
+         *           "updated": "2026-11-26T04:46:26.649Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -10913,17 +10913,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6g9t126crwzkx9fwf7j0wmy",
+         *       "correlation_id": "req_prod_06h1cb939a9batq89dy80mn90a30y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:38.236Z",
+         *       "created": "2026-11-26T04:46:26.661Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -10966,21 +10966,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1cb93hdj1g5n6818j1cbx1e0b0",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:46:26.695Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:46:25.944Z",
+         *           "updated": "2026-11-26T04:46:26.695Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -10993,20 +10993,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.207Z",
+         *         "start": "2026-11-26T04:46:26.649Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:38.207Z",
+         *           "created": "2026-11-26T04:46:25.880Z",
+         *           "updated": "2026-11-26T04:46:26.649Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11019,16 +11019,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gjvs64z1x73ae6vsqx65e0",
+         *       "correlation_id": "req_prod_06h1cb93gj2jvw7pw3e0p3agfwzaw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:38.275Z",
+         *       "created": "2026-11-26T04:46:26.699Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11071,21 +11071,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1cb93nf2s1wdye6xz247ycmt9y",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *       "data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:46:26.695Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:46:25.944Z",
+         *           "updated": "2026-11-26T04:46:26.695Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11099,20 +11099,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *         "end": null,
-         *         "start": "2026-11-26T01:07:38.269Z",
+         *         "start": "2026-11-26T04:46:26.695Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.744Z",
-         *           "updated": "2026-11-26T01:07:38.269Z",
+         *           "created": "2026-11-26T04:46:25.944Z",
+         *           "updated": "2026-11-26T04:46:26.695Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11125,16 +11125,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6gtf6gy6zan0kgrm6666fme",
+         *       "correlation_id": "req_prod_06h1cb93mgtdqgx928h7f3wakpnwe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T01:07:38.332Z",
+         *       "created": "2026-11-26T04:46:26.731Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11177,17 +11177,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1cb90bst19a05t6hpgw3z3fgty",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:46:25.880Z",
+         *         "updated": "2026-11-26T04:46:25.880Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11201,12 +11201,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6e5zrbc60bxvpx53n30efe8",
+         *       "correlation_id": "req_prod_06h1cb90apk99205qybravwv8m7c4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.679Z",
+         *       "created": "2026-11-26T04:46:25.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CouponCreatedEvent: {
@@ -11249,17 +11249,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1cb90weten3tb2abwjcfcn9a0e",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *       "aggregate_id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.816Z",
+         *         "created": "2026-11-26T04:46:25.880Z",
+         *         "updated": "2026-11-26T04:46:26.018Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11272,12 +11272,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.666Z",
-         *         "updated": "2026-11-26T01:07:37.666Z",
+         *         "created": "2026-11-26T04:46:25.880Z",
+         *         "updated": "2026-11-26T04:46:25.880Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11290,12 +11290,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6esk7htbsxy82c9xvpqg4e2",
+         *       "correlation_id": "req_prod_06h1cb90qsty67vgr2nxdj05a22py",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.858Z",
+         *       "created": "2026-11-26T04:46:26.019Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11338,18 +11338,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1cb922fnz47fpmpe3js0bngkz2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *       "aggregate_id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
          *       "data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:46:26.036Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.977Z",
+         *         "updated": "2026-11-26T04:46:26.267Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11362,12 +11362,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *         "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T01:07:37.913Z",
-         *         "updated": "2026-11-26T01:07:37.913Z",
+         *         "created": "2026-11-26T04:46:26.036Z",
+         *         "updated": "2026-11-26T04:46:26.036Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11380,12 +11380,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6feh1fn849y0qypt0da1rq2",
+         *       "correlation_id": "req_prod_06h1cb91dcy5swspdnp80qf0y8ta6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.981Z",
+         *       "created": "2026-11-26T04:46:26.323Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         CouponDeletedEvent: {
@@ -11428,18 +11428,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1cb8zmqkqve6kmra5ghabdsxa0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:46:25.698Z",
+         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "updated": "2026-11-26T04:46:25.698Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11452,12 +11452,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6cdpw5qzw4de4x8fh2pmd4m",
+         *       "correlation_id": "req_prod_06h1cb8zkrcsd23120zyntqrnygwe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:37.239Z",
+         *       "created": "2026-11-26T04:46:25.701Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PriceCreatedEvent: {
@@ -11500,18 +11500,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1cb8ztm7hrtryz3bbfwrz7809p",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *       "aggregate_id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *       "data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.349Z",
+         *         "created": "2026-11-26T04:46:25.698Z",
+         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "updated": "2026-11-26T04:46:25.746Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11523,13 +11523,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.225Z",
-         *         "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *         "updated": "2026-11-26T01:07:37.225Z",
+         *         "created": "2026-11-26T04:46:25.698Z",
+         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "updated": "2026-11-26T04:46:25.698Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11541,12 +11541,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6czdvfx885daqpcpcg7qx3r",
+         *       "correlation_id": "req_prod_06h1cb8zste88919bjfwvsnegrvmc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.360Z",
+         *       "created": "2026-11-26T04:46:25.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11589,19 +11589,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1cb9050v1z4n0ca02ay8x40s0m",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *       "aggregate_id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
          *       "data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:46:25.792Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.485Z",
+         *         "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *         "updated": "2026-11-26T04:46:25.824Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11610,13 +11610,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *         "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T01:07:37.414Z",
-         *         "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *         "updated": "2026-11-26T01:07:37.414Z",
+         *         "created": "2026-11-26T04:46:25.792Z",
+         *         "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *         "updated": "2026-11-26T04:46:25.792Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11625,12 +11625,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6dfa6t01tancrntrxwebk6p",
+         *       "correlation_id": "req_prod_06h1cb9036gjvsh0agy69ssg17avj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.499Z",
+         *       "created": "2026-11-26T04:46:25.832Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         PriceDeletedEvent: {
@@ -11673,29 +11673,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1cb8wwbem304tqynnza9cqvpvj",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:46:24.989Z",
+         *         "updated": "2026-11-26T04:46:24.989Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as64zbsbcrxz1vtnwbypqrm5e",
+         *       "correlation_id": "req_prod_06h1cb8wryp6tf4zed0sx49qaw6tj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:36.398Z",
+         *       "created": "2026-11-26T04:46:24.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         ProductCreatedEvent: {
@@ -11738,39 +11738,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1cb8z91zaat85wrnywnm7n3n1g",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *       "aggregate_id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *       "data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.818Z",
+         *         "created": "2026-11-26T04:46:24.989Z",
+         *         "updated": "2026-11-26T04:46:25.575Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:36.371Z",
-         *         "updated": "2026-11-26T01:07:36.371Z",
+         *         "created": "2026-11-26T04:46:24.989Z",
+         *         "updated": "2026-11-26T04:46:24.989Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6acbmm6v7tcs6jf1e5t3gv4",
+         *       "correlation_id": "req_prod_06h1cb8z1y1npjdhdb4g9nddzbxfp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:36.853Z",
+         *       "created": "2026-11-26T04:46:25.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         ProductUpdatedEvent: {
@@ -11813,40 +11813,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1cb908amp588jbkrvhwcq8hsf2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *       "aggregate_id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
          *       "data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:46:25.664Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T01:07:37.600Z",
+         *         "updated": "2026-11-26T04:46:25.857Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *         "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T01:07:37.062Z",
-         *         "updated": "2026-11-26T01:07:37.062Z",
+         *         "created": "2026-11-26T04:46:25.664Z",
+         *         "updated": "2026-11-26T04:46:25.664Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6drpx1ea53fw177fqxcgp26",
+         *       "correlation_id": "req_prod_06h1cb907f4qsr12c3apz2zsc7sac",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:37.604Z",
+         *       "created": "2026-11-26T04:46:25.858Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         ProductDeletedEvent: {
@@ -11889,18 +11889,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1cb94n3atpnffgzs075sej9znp",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:46:26.982Z",
+         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "updated": "2026-11-26T04:46:26.982Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11909,12 +11909,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T01:07:40.060Z",
+         *       "created": "2026-11-26T04:46:26.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         RefundCreatedEvent: {
@@ -11957,18 +11957,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1cb94n9fhmy7fsjs0wkj8mqgh4",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *       "aggregate_id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *       "data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.065Z",
+         *         "created": "2026-11-26T04:46:26.982Z",
+         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "updated": "2026-11-26T04:46:26.985Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11976,13 +11976,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.054Z",
-         *         "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *         "updated": "2026-11-26T01:07:40.054Z",
+         *         "created": "2026-11-26T04:46:26.982Z",
+         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "updated": "2026-11-26T04:46:26.982Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11990,12 +11990,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6qj17mz8cg2pq8hx2w8b1qp",
+         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.069Z",
+         *       "created": "2026-11-26T04:46:26.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12038,18 +12038,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1cb94vsq31c4x9hez9w57yk9qe",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *       "aggregate_id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
          *       "data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.238Z",
+         *         "created": "2026-11-26T04:46:27.026Z",
+         *         "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
+         *         "updated": "2026-11-26T04:46:27.030Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12057,13 +12057,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *         "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T01:07:40.214Z",
-         *         "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *         "updated": "2026-11-26T01:07:40.214Z",
+         *         "created": "2026-11-26T04:46:27.026Z",
+         *         "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
+         *         "updated": "2026-11-26T04:46:27.026Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12071,12 +12071,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1as6r67qgxnynm7q9k4gadj1er",
+         *       "correlation_id": "req_prod_06h1cb94s33afm68py941ns9m2cwe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T01:07:40.255Z",
+         *       "created": "2026-11-26T04:46:27.038Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1as64cm50ggg7p28n4tyqm5fmt"
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
          *     }
          */
         RefundFailedEvent: {
@@ -12117,6 +12117,32 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cb92ak0hm6f5zaak628qpxgve",
+         *       "type": "feature.created",
+         *       "aggregate_type": "feature",
+         *       "aggregate_id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *       "data": {
+         *         "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *         "name": "Reports",
+         *         "object": "feature",
+         *         "created": "2026-11-26T04:46:26.384Z",
+         *         "updated": "2026-11-26T04:46:26.384Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "lookup_key": "reports"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cb929qmh2cmyj02ajw3egjk58",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:46:26.388Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *     }
+         */
         FeatureCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12155,6 +12181,39 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cb92fr1v4svjd5amz824hjvha",
+         *       "type": "product_feature.attached",
+         *       "aggregate_type": "product_feature",
+         *       "aggregate_id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *       "data": {
+         *         "id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *         "object": "product_feature",
+         *         "created": "2026-11-26T04:46:26.428Z",
+         *         "feature": {
+         *           "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *           "name": "Reports",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:46:26.384Z",
+         *           "updated": "2026-11-26T04:46:26.384Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "lookup_key": "reports"
+         *         },
+         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "livemode": false
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cb92ee42fzv6gn2n5g8hf48j0",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:46:26.430Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *     }
+         */
         ProductFeatureAttachedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12193,6 +12252,39 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cb92r6kvcmv48hxh7t6c8b1te",
+         *       "type": "product_feature.detached",
+         *       "aggregate_type": "product_feature",
+         *       "aggregate_id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *       "data": {
+         *         "id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *         "object": "product_feature",
+         *         "created": "2026-11-26T04:46:26.479Z",
+         *         "feature": {
+         *           "id": "feat_prod_06h1cb92jjbh6dvj734nxjxf7p1n6",
+         *           "name": "Beta",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:46:26.452Z",
+         *           "updated": "2026-11-26T04:46:26.452Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "lookup_key": "beta"
+         *         },
+         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "livemode": false
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cb92qqzbrbhg7vb9etsv5k3rp",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T04:46:26.498Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *     }
+         */
         ProductFeatureDetachedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12231,6 +12323,39 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cb97fck3nka374w5bfzhf7kcw",
+         *       "type": "customer.entitlements.updated",
+         *       "aggregate_type": "customer_entitlements",
+         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *       "data": {
+         *         "items": [
+         *           {
+         *             "feature": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *             "lookup_key": "reports",
+         *             "source_subscription": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t"
+         *           }
+         *         ],
+         *         "object": "customer_entitlements",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "livemode": false
+         *       },
+         *       "previous_data": {
+         *         "items": [],
+         *         "object": "customer_entitlements",
+         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "livemode": false
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cb97b28zec5hzjnwb13sbjfdr",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T04:46:27.707Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *     }
+         */
         CustomerEntitlementsUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -12721,22 +12846,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6h9h7r5t1n4hqxxve7akr6w",
+         *       "id": "evt_prod_06h1cb93tcnh7r186s6n3ec99vj5c",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:46:26.766Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -12794,22 +12919,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j23yd45hdaz40y3wka2eh6",
+         *       "id": "evt_prod_06h1cb93ydwct1zxjcexnz59526b8",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6hzyg5pwhp3a9w8hpts0gr2",
+         *           "id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:38.623Z",
+         *           "created": "2026-11-26T04:46:26.801Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "payment_intent": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -12846,22 +12971,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6qqacqz4ad7336kg15qqxw0",
+         *       "id": "evt_prod_06h1cb94nqzbe65vz43r74yybbh60",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
+         *           "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T01:07:38.432Z",
+         *           "created": "2026-11-26T04:46:26.766Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -12902,32 +13027,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6zfpvb3dypst8a0n1kkbhjt",
+         *       "id": "evt_prod_06h1cb98hbdxkds4bytm8rmtp26jc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795655262,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:46:27.970Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:46:27.970Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:46:27.970Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13032,22 +13157,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as703x1903gmydkrw35yzrw38",
+         *       "id": "evt_prod_06h1cb995ee8wq0tmnsd9h16qqe1r",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795668388,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:46:28.125Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:46:28.138Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13056,10 +13181,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:46:28.125Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13076,7 +13201,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.209Z",
+         *           "updated": "2026-11-26T04:46:28.125Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13111,23 +13236,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as70a8408dv99hk7hnjcyb6aw",
+         *       "id": "evt_prod_06h1cb997q73n4shnf62vk03kzwq2",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795655262,
+         *       "created": 1795668388,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as700gnm8s5pysmn1y4wkzm6j",
+         *           "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:42.209Z",
+         *           "created": "2026-11-26T04:46:28.125Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.288Z",
+         *           "updated": "2026-11-26T04:46:28.157Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13136,10 +13261,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.209Z",
+         *           "expires_at": "2026-11-27T04:46:28.125Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13156,7 +13281,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:42.237Z",
+         *           "updated": "2026-11-26T04:46:28.138Z",
          *           "deleted": null
          *         }
          *       }
@@ -13249,32 +13374,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1as6zx27ssreey84wd5x8etf7y",
+         *       "id": "evt_prod_06h1cb9900c03mthyjr5a5v02nk86",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795655262,
+         *       "created": 1795668388,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as6zfehdt2sjc2hf392vh4c7g",
+         *           "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T01:07:42.072Z",
+         *           "created": "2026-11-26T04:46:27.970Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:42.181Z",
+         *           "updated": "2026-11-26T04:46:28.095Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6zjrczzd3xfqez2qb95k7ga",
+         *           "customer": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T01:07:42.072Z",
+         *           "expires_at": "2026-11-27T04:46:27.970Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13282,17 +13407,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T01:07:42.181Z",
+         *           "completed_at": "2026-11-26T04:46:28.095Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1as6zm97j2xkrsttqg2vjsv3mg",
+         *           "payment_intent": "pi_prod_06h1cb98sxtveewraynerc7m6dspp",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.072Z",
+         *           "updated": "2026-11-26T04:46:27.970Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13331,32 +13456,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1as7245qgv8rw02wkrh4jpewkp",
+         *       "id": "evt_prod_06h1cb99mme0xjdyjwtyz7zsxq83p",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795741662,
+         *       "created": 1795754788,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
-         *           "url": "http://127.0.0.1:37027/checkout/cs_prod_06h1as70mfrzn1zcq4m7617zgfftw",
+         *           "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T01:07:42.359Z",
+         *           "created": "2026-11-26T04:46:28.171Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T01:07:42.359Z",
+         *           "updated": "2026-11-27T04:46:28.171Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T01:07:42.359Z",
-         *           "expires_at": "2026-11-27T01:07:42.359Z",
+         *           "expired_at": "2026-11-27T04:46:28.171Z",
+         *           "expires_at": "2026-11-27T04:46:28.171Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13374,7 +13499,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:42.359Z",
+         *           "updated": "2026-11-26T04:46:28.171Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13409,22 +13534,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6h00sn806hkj2fz0ekrag2m",
+         *       "id": "evt_prod_06h1cb93rfhrzd9jr2khs2qr0b5s8",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:46:26.753Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.360Z",
+         *           "updated": "2026-11-26T04:46:26.753Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13501,22 +13626,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1as6h3w9k8ffertzzng01fbvqa",
+         *       "id": "evt_prod_06h1cb93rzq2z4qj02pf9j0xemjgm",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:46:26.753Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:46:26.757Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13529,7 +13654,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.360Z"
+         *           "updated": "2026-11-26T04:46:26.753Z"
          *         }
          *       }
          *     }
@@ -13563,22 +13688,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1as6jtwbeph214ednhmjfgaz3j",
+         *       "id": "evt_prod_06h1cb941230q0d3kwn2r53saevmw",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6jq34fjy11bszref63dd6x2",
+         *           "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T01:07:38.808Z",
+         *           "created": "2026-11-26T04:46:26.819Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.823Z",
+         *           "updated": "2026-11-26T04:46:26.823Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13591,7 +13716,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T01:07:38.808Z"
+         *           "updated": "2026-11-26T04:46:26.819Z"
          *         }
          *       }
          *     }
@@ -13625,22 +13750,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6p9n37tq5wjxkegsv37bttc",
+         *       "id": "evt_prod_06h1cb947py2vrqmtj4rmds8za2hp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795655259,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:46:26.871Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:46:26.876Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13653,7 +13778,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:39.202Z",
+         *           "updated": "2026-11-26T04:46:26.874Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -13688,22 +13813,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6hddnnhzqh42bvfypvjztcp",
+         *       "id": "evt_prod_06h1cb93ttaxkyttm46kbb57zjf50",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6gz17m7htg3vhtrmh30sxp2",
+         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:38.360Z",
+         *           "created": "2026-11-26T04:46:26.753Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.454Z",
+         *           "updated": "2026-11-26T04:46:26.773Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13716,7 +13841,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.385Z",
+         *           "updated": "2026-11-26T04:46:26.757Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13751,26 +13876,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1as6pt0hdvyq40ehvzgjfqnb88",
+         *       "id": "evt_prod_06h1cb949jdjkbbsyn0xytk5j71vp",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795655259,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6kge7bw73b4b1frpdm04nd8",
+         *           "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T01:07:39.011Z",
+         *           "created": "2026-11-26T04:46:26.871Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:39.841Z",
+         *           "updated": "2026-11-26T04:46:26.890Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T01:07:39.841Z",
+         *           "canceled_at": "2026-11-26T04:46:26.890Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -13779,7 +13904,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T01:07:39.498Z",
+         *           "updated": "2026-11-26T04:46:26.876Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -13815,22 +13940,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6j9qsxnmwdag7e6mpm2vgq4",
+         *       "id": "evt_prod_06h1cb93ysajphpvg9p2p6wcdj9pm",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6hrgx0bydms3bpx8g2dfyae",
+         *           "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T01:07:38.564Z",
+         *           "created": "2026-11-26T04:46:26.796Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.667Z",
+         *           "updated": "2026-11-26T04:46:26.805Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13843,7 +13968,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.578Z",
+         *           "updated": "2026-11-26T04:46:26.799Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -13879,22 +14004,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1as6kb4jzvewnrda0x31051hcg",
+         *       "id": "evt_prod_06h1cb944mbpm4j4hseqp0sq5fps6",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1as6k1qstyh6xxa8sww99hypc8",
+         *           "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T01:07:38.893Z",
+         *           "created": "2026-11-26T04:46:26.839Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T01:07:38.965Z",
+         *           "updated": "2026-11-26T04:46:26.852Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13907,7 +14032,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T01:07:38.929Z",
+         *           "updated": "2026-11-26T04:46:26.842Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -13942,37 +14067,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6yjnpyydmcdy046psd73w8t",
+         *       "id": "evt_prod_06h1cb97eyjbf98xybm4wrmcrmaja",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "created": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:46:27.673Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *           "current_period_end": "2026-12-26T04:46:27.673Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:46:27.673Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14054,28 +14179,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6yt8fqtxmzv441h9fad8m96",
+         *       "id": "evt_prod_06h1cb97kynze5rq62k0aw7thr28y",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "created": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:46:27.737Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14083,14 +14208,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *           "current_period_end": "2026-12-26T04:46:27.673Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:46:27.673Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.792Z",
+         *           "updated": "2026-11-26T04:46:27.673Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14125,44 +14250,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1as6z0hp29b1syt0wqrp5mf4zc",
+         *       "id": "evt_prod_06h1cb97q8qvjpma339h8q3br99ty",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.944Z",
+         *           "created": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:46:27.768Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T01:07:41.944Z",
+         *           "paused_at": "2026-11-26T04:46:27.768Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *           "current_period_end": "2026-12-26T04:46:27.673Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:46:27.673Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.900Z",
+         *           "updated": "2026-11-26T04:46:27.737Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14197,28 +14322,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1as6z5198651acmy6964z5db7p",
+         *       "id": "evt_prod_06h1cb97zx86k9mwm9mv2x10j008w",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "created": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:46:27.835Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14226,16 +14351,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *           "current_period_end": "2026-12-26T04:46:27.673Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:46:27.673Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T01:07:41.944Z",
-         *           "paused_at": "2026-11-26T01:07:41.944Z"
+         *           "updated": "2026-11-26T04:46:27.768Z",
+         *           "paused_at": "2026-11-26T04:46:27.768Z"
          *         }
          *       }
          *     }
@@ -14269,44 +14394,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1as6z7zx9m0704884j4rzjmdf8",
+         *       "id": "evt_prod_06h1cb986jnb8xe62735xfhpn0mgc",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795655262,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6ycc4vgkyy1erw3pjp364t8",
+         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6ycc4vgkyy1erw3pjp364ta",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T01:07:41.792Z",
-         *           "updated": "2026-11-26T01:07:42.009Z",
+         *           "created": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:46:27.888Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T01:07:42.009Z",
-         *           "latest_invoice": "in_prod_06h1as6ydh57tgnv3j4n5n4vt9mg8",
-         *           "current_period_end": "2026-12-26T01:07:41.792Z",
+         *           "cancelled_at": "2026-11-26T04:46:27.888Z",
+         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
+         *           "current_period_end": "2026-12-26T04:46:27.673Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:41.792Z",
+         *           "current_period_start": "2026-11-26T04:46:27.673Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T01:07:41.990Z",
+         *           "updated": "2026-11-26T04:46:27.835Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14341,37 +14466,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1as72mpm5sw9ev1g3vc9z4r0gj",
+         *       "id": "evt_prod_06h1cb99rbcskxhx13dncj00pkrh6",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796000862,
+         *       "created": 1796013987,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1as6zb350np2sd7vmcjg4zrdjr",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "si_prod_06h1cb989tssecep0sacnb60snh4r",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T01:07:42.036Z",
-         *           "updated": "2026-11-26T01:07:42.036Z",
+         *           "created": "2026-11-26T04:46:27.916Z",
+         *           "updated": "2026-11-26T04:46:27.916Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T01:07:42.036Z",
+         *           "trial_end": "2026-12-03T04:46:27.916Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T01:07:42.036Z",
+         *           "current_period_end": "2026-12-03T04:46:27.916Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T01:07:42.036Z",
+         *           "current_period_start": "2026-11-26T04:46:27.916Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14406,19 +14531,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6rrwdb6tvwweg7hncbbz65w",
+         *       "id": "evt_prod_06h1cb94yw3tyqw8vv5swe7ppmtee",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14427,11 +14552,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:46:27.059Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:46:27.059Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14535,19 +14660,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1as6s0y5jtq924s58720c80q8r",
+         *       "id": "evt_prod_06h1cb952aa6axaer7x2yq6hg5g36",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14556,11 +14681,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.309Z",
+         *           "created": "2026-11-26T04:46:27.059Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:46:27.087Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14568,7 +14693,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:46:27.087Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14582,7 +14707,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T01:07:40.309Z",
+         *           "updated": "2026-11-26T04:46:27.059Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -14617,19 +14742,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1as6sv6w00zwas6w1rpecvgs46",
+         *       "id": "evt_prod_06h1cb958zmt556rtxs906atf11st",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14638,11 +14763,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:46:27.059Z",
+         *           "paid_at": "2026-11-26T04:46:27.141Z",
+         *           "updated": "2026-11-26T04:46:27.141Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14650,12 +14775,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:46:27.087Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14665,7 +14790,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:46:27.087Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14701,19 +14826,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1as6swtfc7xv04k35v29dkswye",
+         *       "id": "evt_prod_06h1cb95911x401sw982phc9rekbg",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14722,11 +14847,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:46:27.059Z",
+         *           "paid_at": "2026-11-26T04:46:27.141Z",
+         *           "updated": "2026-11-26T04:46:27.141Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14734,12 +14859,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:46:27.087Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -14749,7 +14874,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:40.411Z",
+         *           "updated": "2026-11-26T04:46:27.087Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -14785,19 +14910,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6wb7rvxpd8g7gp082apcrwt",
+         *       "id": "evt_prod_06h1cb95srmdhcm96ap4v3p5afhzg",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6v3m20fydmdqqm0ckfw36m0",
+         *           "id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6v454sb9gz9a5543g4p9hbc",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb95kdbned47v668hge23q67a",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14806,11 +14931,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:40.957Z",
+         *           "created": "2026-11-26T04:46:27.226Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.067Z",
+         *           "updated": "2026-11-26T04:46:27.242Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14818,12 +14943,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.067Z",
+         *           "finalized_at": "2026-11-26T04:46:27.242Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6w6wam5acs3ccy7bjshth0y",
+         *           "payment_intent": "pi_prod_06h1cb95pwjdk3r50h5qtrbnn6bfr",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14862,19 +14987,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1as6wsy294rs0gv5keetwqrdf6",
+         *       "id": "evt_prod_06h1cb96166h5s3ts6hbg7b7fejf8",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wfete0a36j9487zc379tj6",
+         *           "id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wfkshsk8jvsyy0bwymd4tj",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb95vpzmdv1c7nav9vvt6r7sm",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14883,11 +15008,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.307Z",
+         *           "created": "2026-11-26T04:46:27.292Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.345Z",
+         *           "updated": "2026-11-26T04:46:27.309Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14895,12 +15020,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.345Z",
+         *           "finalized_at": "2026-11-26T04:46:27.309Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6wqcej4t068zjbkckq7hhbc",
+         *           "payment_intent": "pi_prod_06h1cb95zk5pwet7fddgj0kn0v8rw",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -14939,19 +15064,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1as71cawpr5fqt47rgcwh4eb80",
+         *       "id": "evt_prod_06h1cb99gn58gnqfktfv7qhbpw6wj",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795741661,
+         *       "created": 1795754787,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6y55566kt2f0na7pm2m8kcy",
+         *           "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6y5aw34kq8j4avze3dgfgjw",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14960,19 +15085,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T01:07:41.737Z",
+         *           "created": "2026-11-26T04:46:27.615Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T01:07:41.716Z",
+         *           "updated": "2026-11-27T04:46:27.556Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
-         *           "due_date": "2026-11-27T01:07:41.716Z",
+         *           "due_date": "2026-11-27T04:46:27.556Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T01:07:41.716Z",
+         *           "overdue_at": "2026-11-27T04:46:27.556Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.764Z",
+         *           "finalized_at": "2026-11-26T04:46:27.652Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14985,7 +15110,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:41.764Z",
+         *           "updated": "2026-11-26T04:46:27.652Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15020,19 +15145,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1as6x44gyf7rq49mymac2698er",
+         *       "id": "evt_prod_06h1cb967z2g7erqeg5yy31kg9524",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6wxth11780qk68pm91ng6qa",
+         *           "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6wxykzx9ha3kme5a9n2md80",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15041,19 +15166,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T01:07:41.422Z",
+         *           "created": "2026-11-26T04:46:27.356Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.472Z",
+         *           "updated": "2026-11-26T04:46:27.389Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T01:07:41.472Z",
+         *           "voided_at": "2026-11-26T04:46:27.389Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.446Z",
+         *           "finalized_at": "2026-11-26T04:46:27.371Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15067,7 +15192,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.446Z",
+         *           "updated": "2026-11-26T04:46:27.371Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15102,19 +15227,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1as6xv3dkx0fg2yfaz3rpy66yp",
+         *       "id": "evt_prod_06h1cb96s51tzs5rh5y90twjpyprt",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795655261,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6x775qa5j9badpz660kwk30",
+         *           "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6x790f51ydjqxhb97xs2fza",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15123,11 +15248,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T01:07:41.497Z",
+         *           "created": "2026-11-26T04:46:27.472Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T01:07:41.605Z",
+         *           "updated": "2026-11-26T04:46:27.528Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15135,7 +15260,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:41.552Z",
+         *           "finalized_at": "2026-11-26T04:46:27.502Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15145,11 +15270,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T01:07:41.605Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:46:27.528Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T01:07:41.552Z",
+         *           "updated": "2026-11-26T04:46:27.502Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15184,19 +15309,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1as6tn7exrvqd8wavqjjagmpy8",
+         *       "id": "evt_prod_06h1cb95gz5z9y52wvxpbn60hqfda",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as6rjqnmmwbwm3fpnf80f11fc",
+         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as6rjzevkdctrg26nf1m68j54",
-         *               "price": "price_prod_06h1as6ct57t3c4j4rf53fpq8jgz0",
+         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
+         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15205,11 +15330,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T01:07:40.309Z",
-         *           "paid_at": "2026-11-26T01:07:40.625Z",
-         *           "updated": "2026-11-26T01:07:40.625Z",
+         *           "created": "2026-11-26T04:46:27.059Z",
+         *           "paid_at": "2026-11-26T04:46:27.141Z",
+         *           "updated": "2026-11-26T04:46:27.141Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15217,12 +15342,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T01:07:40.411Z",
+         *           "finalized_at": "2026-11-26T04:46:27.087Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1as6s6vec2gywb4sxpvhrb2z4p",
+         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15261,19 +15386,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1as72z8sh3j3fqys05xb5t9smg",
+         *       "id": "evt_prod_06h1cb99xnt50pw6f209n7pjmqv5t",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796000862,
+         *       "created": 1796013987,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1as72se3ay5btbxch2hpbnj24t",
+         *           "id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1as72y11deats34esx4m8tyb6m",
-         *               "price": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *               "id": "il_prod_06h1cb99xdgbtqpdgr9cgex036qw2",
+         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -15282,20 +15407,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T01:07:42.036Z",
+         *           "created": "2026-11-30T04:46:27.916Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:07:42.036Z",
+         *           "updated": "2026-11-30T04:46:27.916Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "description": "Subscription sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1as6zb350np2sd7vmcjg4zrdjp",
+         *           "subscription": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -15338,20 +15463,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6fmq9chxdeb062s68qyhc4g",
+         *       "id": "evt_prod_06h1cb92t5e8b2ztyvgg4b86n3b2a",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.014Z",
+         *           "created": "2026-11-26T04:46:26.510Z",
+         *           "updated": "2026-11-26T04:46:26.510Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -15413,27 +15538,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6fzptr3k9jedw5tpya1pqjr",
+         *       "id": "evt_prod_06h1cb92x98qxk2emwm0vnr60drzp",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.014Z",
-         *           "updated": "2026-11-26T01:07:38.090Z",
+         *           "created": "2026-11-26T04:46:26.510Z",
+         *           "updated": "2026-11-26T04:46:26.528Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T01:07:38.014Z"
+         *           "updated": "2026-11-26T04:46:26.510Z"
          *         }
          *       }
          *     }
@@ -15467,27 +15592,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6g78qj3x2gyy63618en3z1y",
+         *       "id": "evt_prod_06h1cb9357w17tq1jyxfz716dchny",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1as6g23wjpgz7he311c2qdgn9a",
+         *           "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T01:07:38.128Z",
+         *           "created": "2026-11-26T04:46:26.582Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:38.167Z",
+         *           "updated": "2026-11-26T04:46:26.598Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:38.128Z",
+         *           "updated": "2026-11-26T04:46:26.582Z",
          *           "deleted": null
          *         }
          *       }
@@ -15548,24 +15673,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6gfh5qb4cfgmcgmfe9sbm42",
+         *       "id": "evt_prod_06h1cb93cn7dmvwq7w2q9qam2tqc8",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:46:26.649Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:46:25.880Z",
+         *             "updated": "2026-11-26T04:46:26.649Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15578,7 +15703,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false
          *         }
          *       }
@@ -15631,24 +15756,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6gmf4jqyyft40znacany0ay",
+         *       "id": "evt_prod_06h1cb93hdj1g5n6818j1cbx1e0b0",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:46:26.695Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:46:25.944Z",
+         *             "updated": "2026-11-26T04:46:26.695Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15661,18 +15786,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T01:07:38.207Z",
+         *           "start": "2026-11-26T04:46:26.649Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *             "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.666Z",
-         *             "updated": "2026-11-26T01:07:38.207Z",
+         *             "created": "2026-11-26T04:46:25.880Z",
+         *             "updated": "2026-11-26T04:46:26.649Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15717,24 +15842,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6gvfha9rfrpn35ny9q7gpar",
+         *       "id": "evt_prod_06h1cb93nf2s1wdye6xz247ycmt9y",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795655258,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1as6gcnrt7j48ve0f9xts0y6wy",
+         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
          *           "end": null,
-         *           "start": "2026-11-26T01:07:38.269Z",
+         *           "start": "2026-11-26T04:46:26.695Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1as6ej27j0b61yy9f4f4fw58vg",
+         *             "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T01:07:37.744Z",
-         *             "updated": "2026-11-26T01:07:38.269Z",
+         *             "created": "2026-11-26T04:46:25.944Z",
+         *             "updated": "2026-11-26T04:46:26.695Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -15748,7 +15873,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1as6fktwwbxga85ea80cv4d13c",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -15805,20 +15930,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6e9xapjrw4qegw7jh0pky9w",
+         *       "id": "evt_prod_06h1cb90bst19a05t6hpgw3z3fgty",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.666Z",
+         *           "created": "2026-11-26T04:46:25.880Z",
+         *           "updated": "2026-11-26T04:46:25.880Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15900,20 +16025,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6f0a8ryd6hmyha4z5k7kvpc",
+         *       "id": "evt_prod_06h1cb90weten3tb2abwjcfcn9a0e",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6e8b1w2x6fhn8srm6zwefrc",
+         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.666Z",
-         *           "updated": "2026-11-26T01:07:37.816Z",
+         *           "created": "2026-11-26T04:46:25.880Z",
+         *           "updated": "2026-11-26T04:46:26.018Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15927,7 +16052,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T01:07:37.666Z"
+         *           "updated": "2026-11-26T04:46:25.880Z"
          *         }
          *       }
          *     }
@@ -15961,21 +16086,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6ffm5byzpshzh2p0bs8zgmy",
+         *       "id": "evt_prod_06h1cb922fnz47fpmpe3js0bngkz2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1as6f77ek9sv95gr659nk55khg",
+         *           "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T01:07:37.913Z",
+         *           "created": "2026-11-26T04:46:26.036Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.977Z",
+         *           "updated": "2026-11-26T04:46:26.267Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15989,7 +16114,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T01:07:37.913Z",
+         *           "updated": "2026-11-26T04:46:26.036Z",
          *           "deleted": null
          *         }
          *       }
@@ -16063,21 +16188,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6cjv668v3katpg1ypq8xjaj",
+         *       "id": "evt_prod_06h1cb8zmqkqve6kmra5ghabdsxa0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795655257,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "created": "2026-11-26T04:46:25.698Z",
+         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "updated": "2026-11-26T04:46:25.698Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16154,21 +16279,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6d22ndj2q5xkg974966n614",
+         *       "id": "evt_prod_06h1cb8ztm7hrtryz3bbfwrz7809p",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6ch5n1rqwx0h8019g17n9sr",
+         *           "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.225Z",
-         *           "product": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
-         *           "updated": "2026-11-26T01:07:37.349Z",
+         *           "created": "2026-11-26T04:46:25.698Z",
+         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "updated": "2026-11-26T04:46:25.746Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16180,7 +16305,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.225Z",
+         *           "updated": "2026-11-26T04:46:25.698Z",
          *           "nickname": null
          *         }
          *       }
@@ -16215,22 +16340,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6dkd7egs2qee599nbv43f1e",
+         *       "id": "evt_prod_06h1cb9050v1z4n0ca02ay8x40s0m",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1as6d8xyzy32c3vcvaj0g4ev4p",
+         *           "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T01:07:37.414Z",
+         *           "created": "2026-11-26T04:46:25.792Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
-         *           "updated": "2026-11-26T01:07:37.485Z",
+         *           "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *           "updated": "2026-11-26T04:46:25.824Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16239,7 +16364,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.414Z",
+         *           "updated": "2026-11-26T04:46:25.792Z",
          *           "deleted": null
          *         }
          *       }
@@ -16309,20 +16434,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1as699r8vkdx202dm1xvc68npg",
+         *       "id": "evt_prod_06h1cb8wwbem304tqynnza9cqvpvj",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795655256,
+         *       "created": 1795668384,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "created": "2026-11-26T04:46:24.989Z",
+         *           "updated": "2026-11-26T04:46:24.989Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16383,26 +16508,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6b2n88vnczsbye18ddas8st",
+         *       "id": "evt_prod_06h1cb8z91zaat85wrnywnm7n3n1g",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795655256,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as696e2c3p71trftzhfxttj54",
+         *           "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:36.371Z",
-         *           "updated": "2026-11-26T01:07:36.818Z",
+         *           "created": "2026-11-26T04:46:24.989Z",
+         *           "updated": "2026-11-26T04:46:25.575Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:36.371Z",
+         *           "updated": "2026-11-26T04:46:24.989Z",
          *           "description": null
          *         }
          *       }
@@ -16437,27 +16562,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1as6e0kgp4sh8c2zd95a164se8",
+         *       "id": "evt_prod_06h1cb908amp588jbkrvhwcq8hsf2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795655257,
+         *       "created": 1795668385,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1as6bwsqd4qy81fa5e5339x6kp",
+         *           "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T01:07:37.062Z",
+         *           "created": "2026-11-26T04:46:25.664Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T01:07:37.600Z",
+         *           "updated": "2026-11-26T04:46:25.857Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T01:07:37.062Z",
+         *           "updated": "2026-11-26T04:46:25.664Z",
          *           "deleted": null
          *         }
          *       }
@@ -16517,21 +16642,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1as6qkhyfzmn19ms10r26cw4dp",
+         *       "id": "evt_prod_06h1cb94n3atpnffgzs075sej9znp",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795655260,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.054Z",
+         *           "created": "2026-11-26T04:46:26.982Z",
+         *           "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *           "updated": "2026-11-26T04:46:26.982Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16598,21 +16723,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1as6qmn0186p5ejag6c0bfj7xa",
+         *       "id": "evt_prod_06h1cb94n9fhmy7fsjs0wkj8mqgh4",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795668386,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6qjyzzcwq7jqygy4zwwzcm6",
+         *           "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T01:07:40.054Z",
-         *           "payment": "py_prod_06h1as6h83g28ekpkbfs5k74324pw",
-         *           "updated": "2026-11-26T01:07:40.065Z",
+         *           "created": "2026-11-26T04:46:26.982Z",
+         *           "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *           "updated": "2026-11-26T04:46:26.985Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16621,7 +16746,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.054Z"
+         *           "updated": "2026-11-26T04:46:26.982Z"
          *         }
          *       }
          *     }
@@ -16655,21 +16780,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1as6rbxjbkj1zqerj604mqa7d8",
+         *       "id": "evt_prod_06h1cb94vsq31c4x9hez9w57yk9qe",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795655260,
+         *       "created": 1795668387,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1as6r6s8yp2jm1k2n33f6tvzxj",
+         *           "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T01:07:40.214Z",
-         *           "payment": "py_prod_06h1as6q4r9tpbbk3n78g8mz3jyt6",
-         *           "updated": "2026-11-26T01:07:40.238Z",
+         *           "created": "2026-11-26T04:46:27.026Z",
+         *           "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
+         *           "updated": "2026-11-26T04:46:27.030Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16678,7 +16803,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T01:07:40.214Z",
+         *           "updated": "2026-11-26T04:46:27.026Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -16710,7 +16835,29 @@ export type components = {
                 previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `feature.created`. */
+        /**
+         * @description The webhook body of `feature.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cb92ak0hm6f5zaak628qpxgve",
+         *       "object": "event",
+         *       "type": "feature.created",
+         *       "sequence": 1,
+         *       "created": 1795668386,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *           "name": "Reports",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:46:26.384Z",
+         *           "updated": "2026-11-26T04:46:26.384Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "lookup_key": "reports"
+         *         }
+         *       }
+         *     }
+         */
         FeatureCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16760,7 +16907,36 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `product_feature.attached`. */
+        /**
+         * @description The webhook body of `product_feature.attached`.
+         * @example {
+         *       "id": "evt_prod_06h1cb92fr1v4svjd5amz824hjvha",
+         *       "object": "event",
+         *       "type": "product_feature.attached",
+         *       "sequence": 1,
+         *       "created": 1795668386,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *           "object": "product_feature",
+         *           "created": "2026-11-26T04:46:26.428Z",
+         *           "feature": {
+         *             "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *             "name": "Reports",
+         *             "object": "feature",
+         *             "created": "2026-11-26T04:46:26.384Z",
+         *             "updated": "2026-11-26T04:46:26.384Z",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "lookup_key": "reports"
+         *           },
+         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "livemode": false
+         *         }
+         *       }
+         *     }
+         */
         ProductFeatureAttachedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16802,7 +16978,36 @@ export type components = {
              */
             created?: string;
         };
-        /** @description The webhook body of `product_feature.detached`. */
+        /**
+         * @description The webhook body of `product_feature.detached`.
+         * @example {
+         *       "id": "evt_prod_06h1cb92r6kvcmv48hxh7t6c8b1te",
+         *       "object": "event",
+         *       "type": "product_feature.detached",
+         *       "sequence": 2,
+         *       "created": 1795668386,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *           "object": "product_feature",
+         *           "created": "2026-11-26T04:46:26.479Z",
+         *           "feature": {
+         *             "id": "feat_prod_06h1cb92jjbh6dvj734nxjxf7p1n6",
+         *             "name": "Beta",
+         *             "object": "feature",
+         *             "created": "2026-11-26T04:46:26.452Z",
+         *             "updated": "2026-11-26T04:46:26.452Z",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "lookup_key": "beta"
+         *           },
+         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "livemode": false
+         *         }
+         *       }
+         *     }
+         */
         ProductFeatureDetachedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -16829,7 +17034,34 @@ export type components = {
                 previous_attributes?: components["schemas"]["ProductFeaturePreviousAttributes"];
             };
         };
-        /** @description The webhook body of `customer.entitlements.updated`. */
+        /**
+         * @description The webhook body of `customer.entitlements.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cb97fck3nka374w5bfzhf7kcw",
+         *       "object": "event",
+         *       "type": "customer.entitlements.updated",
+         *       "sequence": 3,
+         *       "created": 1795668387,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "items": [
+         *             {
+         *               "feature": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *               "lookup_key": "reports",
+         *               "source_subscription": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t"
+         *             }
+         *           ],
+         *           "object": "customer_entitlements",
+         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "livemode": false
+         *         },
+         *         "previous_attributes": {
+         *           "items": []
+         *         }
+         *       }
+         *     }
+         */
         CustomerEntitlementsUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
