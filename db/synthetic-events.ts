@@ -31,6 +31,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   feature: 0.05,
   product_feature: 0.05,
   customer_entitlements: 0.5,
+  portal_configuration: 0.01,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -49,6 +50,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   feature: "feat_",
   product_feature: "prodft_",
   customer_entitlements: "cus_",
+  portal_configuration: "acc_",
 };
 
 export type LoadOptions = {

@@ -14,3 +14,4 @@ export * from "./subscription-changes";
 export * from "./rate-limits";
 export * from "./list-counts";
 export * from "./entitlements";
+export * from "./portal";

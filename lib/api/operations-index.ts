@@ -11,6 +11,7 @@ import { eventOperations } from "@/lib/events/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
 import { paymentOperations } from "@/lib/payments/operations";
+import { portalOperations } from "@/lib/portal/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
 import { refundOperations } from "@/lib/refunds/operations";
@@ -43,4 +44,5 @@ export const API_OPERATIONS: Operation[] = [
   ...testClockOperations,
   ...metaOperations,
   ...entitlementOperations,
+  ...portalOperations,
 ];

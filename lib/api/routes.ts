@@ -10,6 +10,7 @@ import { eventHandlers } from "@/lib/events/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
+import { portalHandlers } from "@/lib/portal/handlers";
 import { priceHandlers } from "@/lib/prices/handlers";
 import { productHandlers } from "@/lib/products/handlers";
 import { refundHandlers } from "@/lib/refunds/handlers";
@@ -39,6 +40,7 @@ export const API_HANDLERS = [
   ...testClockHandlers,
   ...metaHandlers,
   ...entitlementHandlers,
+  ...portalHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

@@ -1,10 +1,12 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { accounts, customerEntitlements, features, prices, productFeatures, subscriptionItems, subscriptions } from "@/db/schema";
+import { accounts, customerEntitlements, customers, features, prices, productFeatures, subscriptionItems, subscriptions } from "@/db/schema";
 import type { EntitlementSnapshotItem } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { emitEvent } from "@/lib/events/emit";
 import type { ChangeTransaction } from "@/lib/events/transaction";
+import { rowsOf } from "@/lib/rows";
+import type { SubscriptionStatus } from "@/lib/subscriptions/statuses";
 import { GRANTING_STATUSES, grantsEntitlements } from "./rules";
 import type { EntitlementItem } from "./schema";
 
@@ -21,7 +23,20 @@ export async function pastDueGraceDays(executor: Executor, accountId: string): P
   return row?.days ?? 7;
 }
 
-/** The customer's entitlements at `now`: each feature once, from its oldest granting subscription, by lookup_key. */
+type Candidate = { feature: string; lookupKey: string; subscription: string; status: SubscriptionStatus; pastDueSince: Date | null };
+
+/** Candidates sorted by lookup_key, then the subscription's age: each feature once, from its oldest granting subscription. */
+function pick(rows: readonly Candidate[], now: Date, graceDays: number): EntitlementItem[] {
+  const items: EntitlementItem[] = [];
+  for (const row of rows) {
+    if (!grantsEntitlements(row, now, graceDays)) continue;
+    if (items.at(-1)?.feature === row.feature) continue;
+    items.push({ feature: row.feature, lookup_key: row.lookupKey, source_subscription: row.subscription });
+  }
+  return items;
+}
+
+/** The customer's entitlements at `now` (inside a change's transaction). */
 export async function computeEntitlements(executor: Executor, accountId: string, customerId: string, now: Date): Promise<EntitlementItem[]> {
   const [graceDays, rows] = await Promise.all([
     pastDueGraceDays(executor, accountId),
@@ -47,13 +62,57 @@ export async function computeEntitlements(executor: Executor, accountId: string,
       )
       .orderBy(asc(features.lookupKey), asc(subscriptions.created), asc(subscriptions.id)),
   ]);
-  const items: EntitlementItem[] = [];
-  for (const row of rows) {
-    if (!grantsEntitlements(row, now, graceDays)) continue;
-    if (items.at(-1)?.feature === row.feature) continue;
-    items.push({ feature: row.feature, lookup_key: row.lookupKey, source_subscription: row.subscription });
-  }
-  return items;
+  return pick(rows, now, graceDays);
+}
+
+type ReadRow = {
+  grace: number;
+  announced: EntitlementSnapshotItem[] | null;
+  feature: string | null;
+  lookup_key: string | null;
+  subscription: string | null;
+  status: SubscriptionStatus | null;
+  // A Date or its text, by driver (postgres.js, PGlite).
+  past_due_since: Date | string | null;
+};
+
+/**
+ * The API's read in one statement (one round trip): the live customer, the account's grace, the
+ * announced snapshot and the candidates, the same join as computeEntitlements. Null: no such customer.
+ */
+export async function readEntitlements(
+  executor: Executor,
+  accountId: string,
+  customerId: string,
+  now: Date,
+): Promise<{ live: EntitlementItem[]; announced: EntitlementSnapshotItem[] } | null> {
+  const rows = rowsOf<ReadRow>(
+    await executor.execute(sql`
+      select a.entitlement_past_due_grace_days as grace, ce.items as announced,
+        g.feature, g.lookup_key, g.subscription, g.status, g.past_due_since
+      from ${customers} c
+      join ${accounts} a on a.id = c.account_id
+      left join ${customerEntitlements} ce on ce.customer_id = c.id
+      left join lateral (
+        select f.id as feature, f.lookup_key, s.id as subscription, s.status, s.past_due_since, s.created
+        from ${subscriptions} s
+        join ${subscriptionItems} si on si.subscription_id = s.id and si.deleted_at is null
+        join ${prices} p on p.id = si.price_id
+        join ${productFeatures} pf on pf.product_id = p.product_id
+        join ${features} f on f.id = pf.feature_id
+        where s.account_id = c.account_id and s.customer_id = c.id and s.status::text in ('trialing', 'active', 'past_due')
+      ) g on true
+      where c.account_id = ${accountId} and c.id = ${customerId} and c.deleted_at is null
+      order by g.lookup_key, g.created, g.subscription`),
+  );
+  const [first] = rows;
+  if (!first) return null;
+  const candidates: Candidate[] = rows.flatMap((row) =>
+    row.feature === null || row.lookup_key === null || row.subscription === null || row.status === null
+      ? []
+      : [{ feature: row.feature, lookupKey: row.lookup_key, subscription: row.subscription, status: row.status, pastDueSince: row.past_due_since === null ? null : new Date(row.past_due_since) }],
+  );
+  return { live: pick(candidates, now, first.grace), announced: first.announced ?? [] };
 }
 
 const plain = (items: readonly EntitlementItem[]) =>
@@ -94,13 +153,4 @@ export async function syncEntitlements(tx: ChangeTransaction, ctx: ServiceContex
     .values({ customerId, accountId: ctx.accountId, items, updated: ctx.now() })
     .onConflictDoUpdate({ target: customerEntitlements.customerId, set: { items, updated: ctx.now() } });
   return true;
-}
-
-/** The last announced entitlements, with the event that granted each (the dashboard's customer page). */
-export async function announcedEntitlements(executor: Executor, accountId: string, customerId: string): Promise<EntitlementSnapshotItem[]> {
-  const [row] = await executor
-    .select({ items: customerEntitlements.items })
-    .from(customerEntitlements)
-    .where(and(eq(customerEntitlements.accountId, accountId), eq(customerEntitlements.customerId, customerId)));
-  return row?.items ?? [];
 }

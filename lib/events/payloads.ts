@@ -6,6 +6,7 @@ import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlement
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
+import { PortalConfiguration } from "@/lib/portal/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
@@ -34,6 +35,7 @@ export const AGGREGATE_SCHEMAS = {
   feature: Feature,
   product_feature: ProductFeature,
   customer_entitlements: CustomerEntitlements,
+  portal_configuration: PortalConfiguration,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

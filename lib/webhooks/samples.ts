@@ -21,6 +21,8 @@ const KIND: Record<AggregateType, IdKind> = {
   product_feature: "productFeature",
   // A customer's entitlements are on the customer's id.
   customer_entitlements: "customer",
+  // The account's one configuration is on the account's id.
+  portal_configuration: "account",
 };
 
 /**

@@ -56,6 +56,7 @@ beforeAll(async () => {
   const beta = await post("/features", { lookup_key: "beta", name: "Beta" });
   await post(`/products/${product.id}/features`, { feature: beta.id });
   await del(`/products/${product.id}/features/${beta.id}`);
+  await post("/portal-configuration", { features: { subscription_pause: { enabled: true } } });
 
   // Customers and a customer discount: created, updated (replaced), deleted.
   const customer = await post("/customers", { email: "jenny@example.com", name: "Jenny" });
@@ -251,11 +252,12 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "product_feature.detached": (data) => expect(data.object).toBe("product_feature"),
   "customer.entitlements.updated": (data, event) =>
     expect(JSON.stringify(data.items)).not.toBe(JSON.stringify(event.previous_data.items)),
+  "portal_configuration.updated": (data, event) => expect(data).not.toEqual(event.previous_data),
 };
 
 describe("the event catalogue, produced by real flows", () => {
-  it("covers exactly the spec's 51 types and the 4 of features and entitlements", () => {
-    expect(EVENT_TYPES).toHaveLength(51 + 4);
+  it("covers exactly the spec's 51 types, the 4 of features and entitlements and the portal configuration's", () => {
+    expect(EVENT_TYPES).toHaveLength(51 + 4 + 1);
     expect(Object.keys(IMPLIES).sort()).toEqual([...EVENT_TYPES].sort());
   });
 

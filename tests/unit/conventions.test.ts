@@ -87,11 +87,11 @@ describe("the retryable conflict helper", () => {
 });
 
 describe("the event catalogue", () => {
-  it("holds the spec's 51 types in 11 groups, then our own (features and entitlements: 4 in 3), each type once", () => {
-    expect(EVENT_CATALOGUE).toHaveLength(11 + 3);
+  it("holds the spec's 51 types in 11 groups, then our own (features and entitlements: 4 in 3; the portal's configuration: 1 in 1), each type once", () => {
+    expect(EVENT_CATALOGUE).toHaveLength(11 + 3 + 1);
     expect(EVENT_CATALOGUE.slice(0, 11).flatMap((group) => group.types)).toHaveLength(51);
-    expect(EVENT_TYPES).toHaveLength(51 + 4);
-    expect(new Set(EVENT_TYPES).size).toBe(51 + 4);
+    expect(EVENT_TYPES).toHaveLength(51 + 4 + 1);
+    expect(new Set(EVENT_TYPES).size).toBe(51 + 4 + 1);
     expect(aggregateTypeOf("customer.subscription.trial_will_end")).toBe("subscription");
     expect(aggregateTypeOf("customer.discount.created")).toBe("customer_discount");
     expect(aggregateTypeOf("checkout.session.expired")).toBe("checkout_session");

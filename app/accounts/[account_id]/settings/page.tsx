@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { requireAccount } from "@/app/_lib/session";
 import { MembersSection } from "@/components/settings/members-section";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
+import { PortalSection } from "@/components/settings/portal-section";
 import { PageHeader } from "@/components/ui";
 import { listInvitations } from "@/lib/teams/invitations";
 import { listMembers } from "@/lib/teams/members";
@@ -27,6 +28,7 @@ export default async function Page({ params }: { params: Promise<{ account_id: s
             expiresAt: invitation.expiresAt.toISOString(),
           }))}
         />
+        <PortalSection accountId={account_id} />
         <ChangePasswordForm />
       </div>
     </>

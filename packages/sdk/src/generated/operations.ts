@@ -183,4 +183,8 @@ export const OPERATIONS = {
   detachProductFeatureForTokenAccount: { method: "DELETE", path: "/products/{product_id}/features/{feature_id}" },
   getCustomerEntitlements: { method: "GET", path: "/{account_id}/customers/{customer_id}/entitlements" },
   getCustomerEntitlementsForTokenAccount: { method: "GET", path: "/customers/{customer_id}/entitlements" },
+  getPortalConfiguration: { method: "GET", path: "/{account_id}/portal-configuration" },
+  getPortalConfigurationForTokenAccount: { method: "GET", path: "/portal-configuration" },
+  updatePortalConfiguration: { method: "POST", path: "/{account_id}/portal-configuration" },
+  updatePortalConfigurationForTokenAccount: { method: "POST", path: "/portal-configuration" },
 } as const;
