@@ -7567,31 +7567,31 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93tcnh7r186s6n3ec99vj5c",
+         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *       "data": {
-         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:46:26.766Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.771Z",
+         *       "created": "2026-11-26T04:59:13.220Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentSucceededEvent: {
@@ -7634,31 +7634,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93ydwct1zxjcexnz59526b8",
+         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
+         *       "aggregate_id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *       "data": {
-         *         "id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
+         *         "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:46:26.801Z",
+         *         "created": "2026-11-26T04:59:13.267Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *         "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93xbzqewzrf2cv13bswpcv8",
+         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.803Z",
+         *       "created": "2026-11-26T04:59:13.272Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentFailedEvent: {
@@ -7701,43 +7701,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb94nqzbe65vz43r74yybbh60",
+         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *       "data": {
-         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:46:26.766Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:46:26.766Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.989Z",
+         *       "created": "2026-11-26T04:59:13.442Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentRefundedEvent: {
@@ -7780,29 +7780,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb98hbdxkds4bytm8rmtp26jc",
+         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *       "data": {
-         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.970Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:27.970Z",
+         *         "updated": "2026-11-26T04:59:14.480Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:27.970Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7820,12 +7820,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb98fk2146v7z26qqq02dwnkr",
+         *       "correlation_id": "req_prod_06h1ce6tnt5r6f5wt7shckh49c69a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:27.978Z",
+         *       "created": "2026-11-26T04:59:14.484Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -7868,19 +7868,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb995ee8wq0tmnsd9h16qqe1r",
+         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *       "data": {
-         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:28.125Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.138Z",
+         *         "updated": "2026-11-26T04:59:14.612Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -7889,10 +7889,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:28.125Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7909,24 +7909,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:28.125Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.125Z",
+         *         "updated": "2026-11-26T04:59:14.570Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:28.125Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -7943,12 +7943,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb994wp4h3yfhab4km70g0yqm",
+         *       "correlation_id": "req_prod_06h1ce6v68b4nwgmcgdt9s0f5k7ww",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:28.139Z",
+         *       "created": "2026-11-26T04:59:14.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -7991,20 +7991,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb997q73n4shnf62vk03kzwq2",
+         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *       "data": {
-         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:28.125Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.157Z",
+         *         "updated": "2026-11-26T04:59:14.628Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8013,10 +8013,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:28.125Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8033,14 +8033,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:28.125Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.138Z",
+         *         "updated": "2026-11-26T04:59:14.612Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -8049,10 +8049,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:28.125Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8069,12 +8069,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb997c9372f0dt7f5vmrdk3wa",
+         *       "correlation_id": "req_prod_06h1ce6v89xw426vyfhvnmzddmxqp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:28.157Z",
+         *       "created": "2026-11-26T04:59:14.630Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -8117,29 +8117,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb9900c03mthyjr5a5v02nk86",
+         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *       "data": {
-         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:46:27.970Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.095Z",
+         *         "updated": "2026-11-26T04:59:14.552Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha",
+         *         "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:27.970Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8147,33 +8147,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:46:28.095Z",
+         *         "completed_at": "2026-11-26T04:59:14.552Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cb98sxtveewraynerc7m6dspp",
+         *         "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.970Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:27.970Z",
+         *         "updated": "2026-11-26T04:59:14.480Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:27.970Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8190,12 +8190,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb98pwhk27v1rkyc00dmmd012",
+         *       "correlation_id": "req_prod_06h1ce6tsvb1jjjm0pctx3rq5jyp0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:28.097Z",
+         *       "created": "2026-11-26T04:59:14.555Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha"
+         *       "actor_id": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -8238,29 +8238,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb99mme0xjdyjwtyz7zsxq83p",
+         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *       "aggregate_id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *       "data": {
-         *         "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:46:28.171Z",
+         *         "created": "2026-11-26T04:59:14.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:46:28.171Z",
+         *         "updated": "2026-11-27T04:59:14.642Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:46:28.171Z",
-         *         "expires_at": "2026-11-27T04:46:28.171Z",
+         *         "expired_at": "2026-11-27T04:59:14.642Z",
+         *         "expires_at": "2026-11-27T04:59:14.642Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8277,24 +8277,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
-         *         "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:28.171Z",
+         *         "created": "2026-11-26T04:59:14.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:28.171Z",
+         *         "updated": "2026-11-26T04:59:14.642Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:46:28.171Z",
+         *         "expires_at": "2026-11-27T04:59:14.642Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -8311,10 +8311,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:46:28.171Z",
+         *       "created": "2026-11-27T04:59:14.642Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -8359,19 +8359,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93rfhrzd9jr2khs2qr0b5s8",
+         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:46:26.753Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.753Z",
+         *         "updated": "2026-11-26T04:59:13.197Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8384,12 +8384,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.755Z",
+         *       "created": "2026-11-26T04:59:13.200Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -8432,19 +8432,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93rzq2z4qj02pf9j0xemjgm",
+         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:46:26.753Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.757Z",
+         *         "updated": "2026-11-26T04:59:13.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8456,14 +8456,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:46:26.753Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.753Z",
+         *         "updated": "2026-11-26T04:59:13.197Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8475,12 +8475,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.759Z",
+         *       "created": "2026-11-26T04:59:13.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -8523,19 +8523,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb941230q0d3kwn2r53saevmw",
+         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
+         *       "aggregate_id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *       "data": {
-         *         "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
+         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:46:26.819Z",
+         *         "created": "2026-11-26T04:59:13.289Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.823Z",
+         *         "updated": "2026-11-26T04:59:13.292Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8547,14 +8547,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
+         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:46:26.819Z",
+         *         "created": "2026-11-26T04:59:13.289Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.819Z",
+         *         "updated": "2026-11-26T04:59:13.289Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8566,12 +8566,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94018xm761bkd7685ghj0ky",
+         *       "correlation_id": "req_prod_06h1ce6p0zfxdwxqpjkh1040ffsdr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.824Z",
+         *       "created": "2026-11-26T04:59:13.294Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -8614,19 +8614,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb947py2vrqmtj4rmds8za2hp",
+         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *       "data": {
-         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:46:26.871Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.876Z",
+         *         "updated": "2026-11-26T04:59:13.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8638,14 +8638,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:46:26.871Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.874Z",
+         *         "updated": "2026-11-26T04:59:13.356Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8657,12 +8657,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb946m49900e2fx1pf8dhtzve",
+         *       "correlation_id": "req_prod_06h1ce6p8ayzqyfned94np9av2g38",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:26.877Z",
+         *       "created": "2026-11-26T04:59:13.362Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -8705,19 +8705,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93ttaxkyttm46kbb57zjf50",
+         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:46:26.753Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.773Z",
+         *         "updated": "2026-11-26T04:59:13.226Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8729,14 +8729,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:46:26.753Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.757Z",
+         *         "updated": "2026-11-26T04:59:13.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8748,12 +8748,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93q7b5veg6za77avtpt90mw",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:26.774Z",
+         *       "created": "2026-11-26T04:59:13.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -8796,23 +8796,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb949jdjkbbsyn0xytk5j71vp",
+         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *       "data": {
-         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:46:26.871Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.890Z",
+         *         "updated": "2026-11-26T04:59:13.378Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:46:26.890Z",
+         *         "canceled_at": "2026-11-26T04:59:13.378Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -8820,14 +8820,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:46:26.871Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.876Z",
+         *         "updated": "2026-11-26T04:59:13.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8839,12 +8839,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb948xz81vyvv8x33k0khye1j",
+         *       "correlation_id": "req_prod_06h1ce6pbzh0d90gjv5ewkbzycz48",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:46:26.892Z",
+         *       "created": "2026-11-26T04:59:13.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -8887,19 +8887,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93ysajphpvg9p2p6wcdj9pm",
+         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *       "aggregate_id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *       "data": {
-         *         "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:46:26.796Z",
+         *         "created": "2026-11-26T04:59:13.257Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.805Z",
+         *         "updated": "2026-11-26T04:59:13.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8911,14 +8911,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:46:26.796Z",
+         *         "created": "2026-11-26T04:59:13.257Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.799Z",
+         *         "updated": "2026-11-26T04:59:13.260Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -8930,12 +8930,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93xbzqewzrf2cv13bswpcv8",
+         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:26.806Z",
+         *       "created": "2026-11-26T04:59:13.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -8978,19 +8978,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb944mbpm4j4hseqp0sq5fps6",
+         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
+         *       "aggregate_id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *       "data": {
-         *         "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
+         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:46:26.839Z",
+         *         "created": "2026-11-26T04:59:13.319Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.852Z",
+         *         "updated": "2026-11-26T04:59:13.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9002,14 +9002,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
+         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:46:26.839Z",
+         *         "created": "2026-11-26T04:59:13.319Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:46:26.842Z",
+         *         "updated": "2026-11-26T04:59:13.321Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -9021,12 +9021,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb942mhejv0ng0enh16zqaqq0",
+         *       "correlation_id": "req_prod_06h1ce6p3gvpa67cksps38hw3rk34",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:26.853Z",
+         *       "created": "2026-11-26T04:59:13.328Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -9069,44 +9069,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb97eyjbf98xybm4wrmcrmaja",
+         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.673Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.083Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb97b28zec5hzjnwb13sbjfdr",
+         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:27.703Z",
+         *       "created": "2026-11-26T04:59:14.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -9149,25 +9149,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb97kynze5rq62k0aw7thr28y",
+         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.737Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.188Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9175,45 +9175,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.673Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.083Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb97jq64n1fsq8etxs4xav7wj",
+         *       "correlation_id": "req_prod_06h1ce6sfx8wtv5nn0a9m2t2hkmfm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:27.743Z",
+         *       "created": "2026-11-26T04:59:14.204Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -9256,53 +9256,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb97q8qvjpma339h8q3br99ty",
+         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.768Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.267Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:46:27.768Z",
+         *         "paused_at": "2026-11-26T04:59:14.267Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.737Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.188Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9310,19 +9310,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb97ppw6wbz1ppsgjwk7rvyve",
+         *       "correlation_id": "req_prod_06h1ce6st79y603s93enrjjken8e2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.770Z",
+         *       "created": "2026-11-26T04:59:14.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -9365,25 +9365,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb97zx86k9mwm9mv2x10j008w",
+         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.835Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9391,47 +9391,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.768Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.267Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:46:27.768Z",
+         *         "paused_at": "2026-11-26T04:59:14.267Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb97wt87w80tk07v68rr9damr",
+         *       "correlation_id": "req_prod_06h1ce6t110nx7har534svgz937pg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:46:27.839Z",
+         *       "created": "2026-11-26T04:59:14.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -9474,53 +9474,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb986jnb8xe62735xfhpn0mgc",
+         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.888Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.374Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:46:27.888Z",
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "cancelled_at": "2026-11-26T04:59:14.374Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:46:27.673Z",
-         *         "updated": "2026-11-26T04:46:27.835Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -9528,19 +9528,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *         "current_period_end": "2026-12-26T04:46:27.673Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.673Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb983nqnwb0yh4mwvnhggwrag",
+         *       "correlation_id": "req_prod_06h1ce6t86fhmyf4sfnpm2fhr87ty",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:46:27.892Z",
+         *       "created": "2026-11-26T04:59:14.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -9583,42 +9583,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb99rbcskxhx13dncj00pkrh6",
+         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *       "aggregate_id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *       "data": {
-         *         "id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *         "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cb989tssecep0sacnb60snh4r",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:46:27.916Z",
-         *         "updated": "2026-11-26T04:46:27.916Z",
+         *         "created": "2026-11-26T04:59:14.448Z",
+         *         "updated": "2026-11-26T04:59:14.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:46:27.916Z",
+         *         "trial_end": "2026-12-03T04:59:14.448Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:46:27.916Z",
+         *         "current_period_end": "2026-12-03T04:59:14.448Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:46:27.916Z",
+         *         "current_period_start": "2026-11-26T04:59:14.448Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:46:27.916Z",
+         *       "created": "2026-11-30T04:59:14.448Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -9663,16 +9663,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb94yw3tyqw8vv5swe7ppmtee",
+         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9681,11 +9681,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.059Z",
+         *         "updated": "2026-11-26T04:59:13.494Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9707,12 +9707,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94xzecnhn11bp17c2nz6j0y",
+         *       "correlation_id": "req_prod_06h1ce6ptdyeqftj8fwj9sezsa1p0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:27.063Z",
+         *       "created": "2026-11-26T04:59:13.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -9755,16 +9755,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb952aa6axaer7x2yq6hg5g36",
+         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9773,11 +9773,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.087Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9785,7 +9785,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -9798,11 +9798,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9811,11 +9811,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.059Z",
+         *         "updated": "2026-11-26T04:59:13.494Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9836,12 +9836,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb95183q8fpvtdh78p6s7fte8",
+         *       "correlation_id": "req_prod_06h1ce6pzfma0z6msfn5nv7na2by6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:27.090Z",
+         *       "created": "2026-11-26T04:59:13.537Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -9884,16 +9884,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb958zmt556rtxs906atf11st",
+         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9902,11 +9902,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:46:27.059Z",
-         *         "paid_at": "2026-11-26T04:46:27.141Z",
-         *         "updated": "2026-11-26T04:46:27.141Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9914,12 +9914,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -9927,11 +9927,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -9940,11 +9940,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.087Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -9952,12 +9952,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -9965,12 +9965,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb956v2crgdb2m68xfk1nj1h2",
+         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.143Z",
+         *       "created": "2026-11-26T04:59:13.600Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaidEvent: {
@@ -10013,16 +10013,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb95911x401sw982phc9rekbg",
+         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10031,11 +10031,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:46:27.059Z",
-         *         "paid_at": "2026-11-26T04:46:27.141Z",
-         *         "updated": "2026-11-26T04:46:27.141Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10043,12 +10043,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10056,11 +10056,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10069,11 +10069,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.059Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.087Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10081,12 +10081,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10094,12 +10094,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb956v2crgdb2m68xfk1nj1h2",
+         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:46:27.144Z",
+         *       "created": "2026-11-26T04:59:13.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -10142,16 +10142,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb95srmdhcm96ap4v3p5afhzg",
+         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
+         *       "aggregate_id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *       "data": {
-         *         "id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
+         *         "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb95kdbned47v668hge23q67a",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10160,11 +10160,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.226Z",
+         *         "created": "2026-11-26T04:59:13.726Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.242Z",
+         *         "updated": "2026-11-26T04:59:13.747Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10172,12 +10172,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.242Z",
+         *         "finalized_at": "2026-11-26T04:59:13.747Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb95pwjdk3r50h5qtrbnn6bfr",
+         *         "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10186,12 +10186,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb95pqaxjtvqk3eg6baavq4g6",
+         *       "correlation_id": "req_prod_06h1ce6qwep98g47dnw249zvtmbve",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.278Z",
+         *       "created": "2026-11-26T04:59:13.774Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -10234,16 +10234,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb96166h5s3ts6hbg7b7fejf8",
+         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
+         *       "aggregate_id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *       "data": {
-         *         "id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
+         *         "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb95vpzmdv1c7nav9vvt6r7sm",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10252,11 +10252,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.292Z",
+         *         "created": "2026-11-26T04:59:13.802Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.309Z",
+         *         "updated": "2026-11-26T04:59:13.867Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10264,12 +10264,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.309Z",
+         *         "finalized_at": "2026-11-26T04:59:13.867Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb95zk5pwet7fddgj0kn0v8rw",
+         *         "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
@@ -10278,12 +10278,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb95yw379h4cxs8qzx4p0tw04",
+         *       "correlation_id": "req_prod_06h1ce6raj593s162ehb63hth57fe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.337Z",
+         *       "created": "2026-11-26T04:59:13.884Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -10326,16 +10326,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb99gn58gnqfktfv7qhbpw6wj",
+         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
+         *       "aggregate_id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *       "data": {
-         *         "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
+         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10344,19 +10344,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.615Z",
+         *         "created": "2026-11-26T04:59:14.038Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:46:27.556Z",
+         *         "updated": "2026-11-27T04:59:14.018Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:46:27.556Z",
+         *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:46:27.556Z",
+         *         "overdue_at": "2026-11-27T04:59:14.018Z",
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.652Z",
+         *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10369,11 +10369,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
+         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10382,19 +10382,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.615Z",
+         *         "created": "2026-11-26T04:59:14.038Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.652Z",
+         *         "updated": "2026-11-26T04:59:14.058Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:46:27.556Z",
+         *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.652Z",
+         *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10407,10 +10407,10 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:46:27.556Z",
+         *       "created": "2026-11-27T04:59:14.018Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10455,16 +10455,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb967z2g7erqeg5yy31kg9524",
+         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
+         *       "aggregate_id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *       "data": {
-         *         "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
+         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10473,19 +10473,19 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:46:27.356Z",
+         *         "created": "2026-11-26T04:59:13.896Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.389Z",
+         *         "updated": "2026-11-26T04:59:13.948Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "voided_at": "2026-11-26T04:46:27.389Z",
+         *         "voided_at": "2026-11-26T04:59:13.948Z",
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.371Z",
+         *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10498,11 +10498,11 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
+         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10511,11 +10511,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.356Z",
+         *         "created": "2026-11-26T04:59:13.896Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.371Z",
+         *         "updated": "2026-11-26T04:59:13.925Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10523,7 +10523,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.371Z",
+         *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10536,12 +10536,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb966mmy587m4fj00g6zmzkfr",
+         *       "correlation_id": "req_prod_06h1ce6rk4gnqmgxv5rkqz41wkaxm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.391Z",
+         *       "created": "2026-11-26T04:59:13.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -10584,16 +10584,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb96s51tzs5rh5y90twjpyprt",
+         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
+         *       "aggregate_id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *       "data": {
-         *         "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
+         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10602,11 +10602,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:46:27.472Z",
+         *         "created": "2026-11-26T04:59:13.974Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.528Z",
+         *         "updated": "2026-11-26T04:59:14.000Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10614,7 +10614,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.502Z",
+         *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10624,14 +10624,14 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:46:27.528Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
+         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10640,11 +10640,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:46:27.472Z",
+         *         "created": "2026-11-26T04:59:13.974Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:46:27.502Z",
+         *         "updated": "2026-11-26T04:59:13.989Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10652,7 +10652,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.502Z",
+         *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
@@ -10665,12 +10665,12 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb96rgqwd7sskf6q8zj4097z2",
+         *       "correlation_id": "req_prod_06h1ce6rsmy25w624pmdjjfqhcgaa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.529Z",
+         *       "created": "2026-11-26T04:59:14.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -10713,16 +10713,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb95gz5z9y52wvxpbn60hqfda",
+         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *             "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
          *             "amount_atom": 500,
          *             "description": null,
@@ -10731,11 +10731,11 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:46:27.059Z",
-         *         "paid_at": "2026-11-26T04:46:27.141Z",
-         *         "updated": "2026-11-26T04:46:27.141Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -10743,12 +10743,12 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "description": null,
-         *         "finalized_at": "2026-11-26T04:46:27.087Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
@@ -10757,12 +10757,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb95cc5asts0xgpvwxtps2520",
+         *       "correlation_id": "req_prod_06h1ce6qmraydc8q3jz52bc2cbrzg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:46:27.207Z",
+         *       "created": "2026-11-26T04:59:13.713Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -10805,16 +10805,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb99xnt50pw6f209n7pjmqv5t",
+         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
+         *       "aggregate_id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *       "data": {
-         *         "id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
+         *         "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cb99xdgbtqpdgr9cgex036qw2",
-         *             "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *             "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1,
          *             "amount_atom": 2000,
          *             "description": null,
@@ -10823,20 +10823,20 @@ export type components = {
          *         ],
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:46:27.916Z",
+         *         "created": "2026-11-30T04:59:14.448Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:46:27.916Z",
+         *         "updated": "2026-11-30T04:59:14.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "description": "Subscription sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *         "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *         "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "attempt_count": 0,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
@@ -10849,10 +10849,10 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb99dfxt6g8xkq0z116pybqze",
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:46:27.916Z",
+         *       "created": "2026-11-30T04:59:14.448Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10897,29 +10897,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb92t5e8b2ztyvgg4b86n3b2a",
+         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
-         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:46:26.510Z",
-         *         "updated": "2026-11-26T04:46:26.510Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb92skeah7mkg6q1htcs50z8g",
+         *       "correlation_id": "req_prod_06h1ce6mthraxww5k2c6hcwjxx0w6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.513Z",
+         *       "created": "2026-11-26T04:59:12.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerCreatedEvent: {
@@ -10962,39 +10962,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb92x98qxk2emwm0vnr60drzp",
+         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
-         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:46:26.510Z",
-         *         "updated": "2026-11-26T04:46:26.528Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:13.022Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:46:26.510Z",
-         *         "updated": "2026-11-26T04:46:26.510Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb92vm5k6xq7v85b2vgzj62f4",
+         *       "correlation_id": "req_prod_06h1ce6mzjk46d4ce80xrzzj09x0c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.538Z",
+         *       "created": "2026-11-26T04:59:13.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -11037,40 +11037,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb9357w17tq1jyxfz716dchny",
+         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
+         *       "aggregate_id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *       "data": {
-         *         "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
+         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:46:26.582Z",
+         *         "created": "2026-11-26T04:59:13.041Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:46:26.598Z",
+         *         "updated": "2026-11-26T04:59:13.082Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
+         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "created": "2026-11-26T04:46:26.582Z",
-         *         "updated": "2026-11-26T04:46:26.582Z",
+         *         "created": "2026-11-26T04:59:13.041Z",
+         *         "updated": "2026-11-26T04:59:13.041Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb934edm0rws4nyq7y3k9mdjj",
+         *       "correlation_id": "req_prod_06h1ce6n6b6ev6rjw5cmsepz80f2p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.601Z",
+         *       "created": "2026-11-26T04:59:13.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDeletedEvent: {
@@ -11113,21 +11113,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93cn7dmvwq7w2q9qam2tqc8",
+         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T04:46:26.649Z",
+         *         "start": "2026-11-26T04:59:13.107Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.880Z",
-         *           "updated": "2026-11-26T04:46:26.649Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:13.107Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11140,17 +11140,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb939a9batq89dy80mn90a30y",
+         *       "correlation_id": "req_prod_06h1ce6n9cj9zdm8e14n01atytxfy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.661Z",
+         *       "created": "2026-11-26T04:59:13.119Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -11193,21 +11193,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93hdj1g5n6818j1cbx1e0b0",
+         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T04:46:26.695Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.944Z",
-         *           "updated": "2026-11-26T04:46:26.695Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11220,20 +11220,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T04:46:26.649Z",
+         *         "start": "2026-11-26T04:59:13.107Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.880Z",
-         *           "updated": "2026-11-26T04:46:26.649Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:13.107Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -11246,16 +11246,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93gj2jvw7pw3e0p3agfwzaw",
+         *       "correlation_id": "req_prod_06h1ce6nfssdmgzacwfxyr8aq4jqj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.699Z",
+         *       "created": "2026-11-26T04:59:13.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -11298,21 +11298,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb93nf2s1wdye6xz247ycmt9y",
+         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T04:46:26.695Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.944Z",
-         *           "updated": "2026-11-26T04:46:26.695Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11326,20 +11326,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T04:46:26.695Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.944Z",
-         *           "updated": "2026-11-26T04:46:26.695Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -11352,16 +11352,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb93mgtdqgx928h7f3wakpnwe",
+         *       "correlation_id": "req_prod_06h1ce6nj6xf7re1ntsqj1p66ncp2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:26.731Z",
+         *       "created": "2026-11-26T04:59:13.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -11404,17 +11404,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb90bst19a05t6hpgw3z3fgty",
+         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *       "data": {
-         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:46:25.880Z",
-         *         "updated": "2026-11-26T04:46:25.880Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.374Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11428,12 +11428,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb90apk99205qybravwv8m7c4",
+         *       "correlation_id": "req_prod_06h1ce6je679p860v8f1j6ecmrmpr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:25.886Z",
+         *       "created": "2026-11-26T04:59:12.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponCreatedEvent: {
@@ -11476,17 +11476,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb90weten3tb2abwjcfcn9a0e",
+         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *       "data": {
-         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:46:25.880Z",
-         *         "updated": "2026-11-26T04:46:26.018Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.496Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11499,12 +11499,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:46:25.880Z",
-         *         "updated": "2026-11-26T04:46:25.880Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.374Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11517,12 +11517,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb90qsty67vgr2nxdj05a22py",
+         *       "correlation_id": "req_prod_06h1ce6jvxae2kpb5ny4k2jbg2bst",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.019Z",
+         *       "created": "2026-11-26T04:59:12.504Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponUpdatedEvent: {
@@ -11565,18 +11565,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb922fnz47fpmpe3js0bngkz2",
+         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
+         *       "aggregate_id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *       "data": {
-         *         "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
+         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:46:26.036Z",
+         *         "created": "2026-11-26T04:59:12.542Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:46:26.267Z",
+         *         "updated": "2026-11-26T04:59:12.602Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11589,12 +11589,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
+         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:46:26.036Z",
-         *         "updated": "2026-11-26T04:46:26.036Z",
+         *         "created": "2026-11-26T04:59:12.542Z",
+         *         "updated": "2026-11-26T04:59:12.542Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -11607,12 +11607,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb91dcy5swspdnp80qf0y8ta6",
+         *       "correlation_id": "req_prod_06h1ce6ka26smwexrwme1ycsekewg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.323Z",
+         *       "created": "2026-11-26T04:59:12.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponDeletedEvent: {
@@ -11655,18 +11655,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb8zmqkqve6kmra5ghabdsxa0",
+         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *       "data": {
-         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:46:25.698Z",
-         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
-         *         "updated": "2026-11-26T04:46:25.698Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11679,12 +11679,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb8zkrcsd23120zyntqrnygwe",
+         *       "correlation_id": "req_prod_06h1ce6fesj8s4kjmrz5mrs52wr9e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:25.701Z",
+         *       "created": "2026-11-26T04:59:11.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceCreatedEvent: {
@@ -11727,18 +11727,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb8ztm7hrtryz3bbfwrz7809p",
+         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *       "data": {
-         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:46:25.698Z",
-         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
-         *         "updated": "2026-11-26T04:46:25.746Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.659Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11750,13 +11750,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:46:25.698Z",
-         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
-         *         "updated": "2026-11-26T04:46:25.698Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11768,12 +11768,12 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb8zste88919bjfwvsnegrvmc",
+         *       "correlation_id": "req_prod_06h1ce6fmdtxvfhedwxg5fzqbd80j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:25.749Z",
+         *       "created": "2026-11-26T04:59:11.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceUpdatedEvent: {
@@ -11816,19 +11816,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb9050v1z4n0ca02ay8x40s0m",
+         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
+         *       "aggregate_id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *       "data": {
-         *         "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
+         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:46:25.792Z",
+         *         "created": "2026-11-26T04:59:11.703Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
-         *         "updated": "2026-11-26T04:46:25.824Z",
+         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "updated": "2026-11-26T04:59:11.954Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11837,13 +11837,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
+         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:46:25.792Z",
-         *         "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
-         *         "updated": "2026-11-26T04:46:25.792Z",
+         *         "created": "2026-11-26T04:59:11.703Z",
+         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "updated": "2026-11-26T04:59:11.703Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -11852,12 +11852,12 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb9036gjvsh0agy69ssg17avj",
+         *       "correlation_id": "req_prod_06h1ce6gj7fbszb2wrj75ks5c90vw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:25.832Z",
+         *       "created": "2026-11-26T04:59:12.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceDeletedEvent: {
@@ -11900,29 +11900,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb8wwbem304tqynnza9cqvpvj",
+         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *       "data": {
-         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:46:24.989Z",
-         *         "updated": "2026-11-26T04:46:24.989Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb8wryp6tf4zed0sx49qaw6tj",
+         *       "correlation_id": "req_prod_06h1ce6dwf3e9qhqz16bgezjnt7py",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:24.994Z",
+         *       "created": "2026-11-26T04:59:11.228Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductCreatedEvent: {
@@ -11965,39 +11965,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb8z91zaat85wrnywnm7n3n1g",
+         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *       "data": {
-         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:46:24.989Z",
-         *         "updated": "2026-11-26T04:46:25.575Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.526Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:46:24.989Z",
-         *         "updated": "2026-11-26T04:46:24.989Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb8z1y1npjdhdb4g9nddzbxfp",
+         *       "correlation_id": "req_prod_06h1ce6f4c524pze2m83e3x64st64",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:25.608Z",
+         *       "created": "2026-11-26T04:59:11.529Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductUpdatedEvent: {
@@ -12040,40 +12040,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb908amp588jbkrvhwcq8hsf2",
+         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *       "aggregate_id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *       "data": {
-         *         "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:46:25.664Z",
+         *         "created": "2026-11-26T04:59:11.586Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:46:25.857Z",
+         *         "updated": "2026-11-26T04:59:12.311Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:46:25.664Z",
-         *         "updated": "2026-11-26T04:46:25.664Z",
+         *         "created": "2026-11-26T04:59:11.586Z",
+         *         "updated": "2026-11-26T04:59:11.586Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb907f4qsr12c3apz2zsc7sac",
+         *       "correlation_id": "req_prod_06h1ce6j44r3mkdqhwz6sc524xnn0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:25.858Z",
+         *       "created": "2026-11-26T04:59:12.315Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductDeletedEvent: {
@@ -12116,18 +12116,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb94n3atpnffgzs075sej9znp",
+         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *       "data": {
-         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:46:26.982Z",
-         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
-         *         "updated": "2026-11-26T04:46:26.982Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.427Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12136,12 +12136,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.984Z",
+         *       "created": "2026-11-26T04:59:13.431Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundCreatedEvent: {
@@ -12184,18 +12184,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb94n9fhmy7fsjs0wkj8mqgh4",
+         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *       "data": {
-         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:46:26.982Z",
-         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
-         *         "updated": "2026-11-26T04:46:26.985Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.433Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12203,13 +12203,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:46:26.982Z",
-         *         "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
-         *         "updated": "2026-11-26T04:46:26.982Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.427Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12217,12 +12217,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94me3gqfr1mq45sdcy23pdt",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.986Z",
+         *       "created": "2026-11-26T04:59:13.434Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundUpdatedEvent: {
@@ -12265,18 +12265,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb94vsq31c4x9hez9w57yk9qe",
+         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
+         *       "aggregate_id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *       "data": {
-         *         "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
+         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:46:27.026Z",
-         *         "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
-         *         "updated": "2026-11-26T04:46:27.030Z",
+         *         "created": "2026-11-26T04:59:13.473Z",
+         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *         "updated": "2026-11-26T04:59:13.477Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12284,13 +12284,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
+         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:46:27.026Z",
-         *         "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
-         *         "updated": "2026-11-26T04:46:27.026Z",
+         *         "created": "2026-11-26T04:59:13.473Z",
+         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *         "updated": "2026-11-26T04:59:13.473Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -12298,12 +12298,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb94s33afm68py941ns9m2cwe",
+         *       "correlation_id": "req_prod_06h1ce6pqhtznmepbb41xag7r81zr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:27.038Z",
+         *       "created": "2026-11-26T04:59:13.483Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundFailedEvent: {
@@ -12346,28 +12346,28 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb92ak0hm6f5zaak628qpxgve",
+         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *       "aggregate_id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *       "data": {
-         *         "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *         "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T04:46:26.384Z",
-         *         "updated": "2026-11-26T04:46:26.384Z",
+         *         "created": "2026-11-26T04:59:12.647Z",
+         *         "updated": "2026-11-26T04:59:12.647Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb929qmh2cmyj02ajw3egjk58",
+         *       "correlation_id": "req_prod_06h1ce6kgnk6q3y1v5w4gsc680exw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.388Z",
+         *       "created": "2026-11-26T04:59:12.649Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         FeatureCreatedEvent: {
@@ -12410,35 +12410,35 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb92fr1v4svjd5amz824hjvha",
+         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *       "aggregate_id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
          *       "data": {
-         *         "id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *         "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T04:46:26.428Z",
+         *         "created": "2026-11-26T04:59:12.681Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:46:26.384Z",
-         *           "updated": "2026-11-26T04:46:26.384Z",
+         *           "created": "2026-11-26T04:59:12.647Z",
+         *           "updated": "2026-11-26T04:59:12.647Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb92ee42fzv6gn2n5g8hf48j0",
+         *       "correlation_id": "req_prod_06h1ce6kk8cj9qf8384rwkyn64k4w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:46:26.430Z",
+         *       "created": "2026-11-26T04:59:12.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -12481,35 +12481,35 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb92r6kvcmv48hxh7t6c8b1te",
+         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *       "aggregate_id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
          *       "data": {
-         *         "id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *         "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T04:46:26.479Z",
+         *         "created": "2026-11-26T04:59:12.794Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cb92jjbh6dvj734nxjxf7p1n6",
+         *           "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:46:26.452Z",
-         *           "updated": "2026-11-26T04:46:26.452Z",
+         *           "created": "2026-11-26T04:59:12.715Z",
+         *           "updated": "2026-11-26T04:59:12.715Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb92qqzbrbhg7vb9etsv5k3rp",
+         *       "correlation_id": "req_prod_06h1ce6m96ztbdsnn4qg1bm99tw4a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:46:26.498Z",
+         *       "created": "2026-11-26T04:59:12.876Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -12552,35 +12552,35 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cb97fck3nka374w5bfzhf7kcw",
+         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *             "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t"
+         *             "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cb97b28zec5hzjnwb13sbjfdr",
+         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:46:27.707Z",
+         *       "created": "2026-11-26T04:59:14.115Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cb8werj24h7a1wqx96wkbmhtt"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -12621,6 +12621,125 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
+         *       "type": "portal_configuration.updated",
+         *       "aggregate_type": "portal_configuration",
+         *       "aggregate_id": "acc_prod_06h1ce6cz1qzjhv5rqv75wgabpwbt",
+         *       "data": {
+         *         "object": "portal_configuration",
+         *         "updated": "2026-11-26T04:59:12.946Z",
+         *         "branding": {
+         *           "logo_url": null,
+         *           "accent_color": null,
+         *           "business_name": null
+         *         },
+         *         "features": {
+         *           "customer_update": {
+         *             "enabled": true
+         *           },
+         *           "invoice_history": {
+         *             "enabled": true
+         *           },
+         *           "subscription_pause": {
+         *             "enabled": true
+         *           },
+         *           "subscription_cancel": {
+         *             "mode": "at_period_end",
+         *             "enabled": true,
+         *             "cancellation_reasons": {
+         *               "enabled": true,
+         *               "options": [
+         *                 "too_expensive",
+         *                 "missing_features",
+         *                 "switched_service",
+         *                 "unused",
+         *                 "customer_service",
+         *                 "too_complex",
+         *                 "low_quality",
+         *                 "other"
+         *               ]
+         *             }
+         *           },
+         *           "subscription_update": {
+         *             "prices": [],
+         *             "enabled": false,
+         *             "quantity": {
+         *               "enabled": false,
+         *               "maximum": 100,
+         *               "minimum": 1
+         *             }
+         *           },
+         *           "payment_method_update": {
+         *             "enabled": true
+         *           }
+         *         },
+         *         "livemode": false,
+         *         "plan_change_rule": "change_request",
+         *         "default_return_url": null
+         *       },
+         *       "previous_data": {
+         *         "object": "portal_configuration",
+         *         "updated": null,
+         *         "branding": {
+         *           "logo_url": null,
+         *           "accent_color": null,
+         *           "business_name": null
+         *         },
+         *         "features": {
+         *           "customer_update": {
+         *             "enabled": true
+         *           },
+         *           "invoice_history": {
+         *             "enabled": true
+         *           },
+         *           "subscription_pause": {
+         *             "enabled": false
+         *           },
+         *           "subscription_cancel": {
+         *             "mode": "at_period_end",
+         *             "enabled": true,
+         *             "cancellation_reasons": {
+         *               "enabled": true,
+         *               "options": [
+         *                 "too_expensive",
+         *                 "missing_features",
+         *                 "switched_service",
+         *                 "unused",
+         *                 "customer_service",
+         *                 "too_complex",
+         *                 "low_quality",
+         *                 "other"
+         *               ]
+         *             }
+         *           },
+         *           "subscription_update": {
+         *             "prices": [],
+         *             "enabled": false,
+         *             "quantity": {
+         *               "enabled": false,
+         *               "maximum": 100,
+         *               "minimum": 1
+         *             }
+         *           },
+         *           "payment_method_update": {
+         *             "enabled": true
+         *           }
+         *         },
+         *         "livemode": false,
+         *         "plan_change_rule": "change_request",
+         *         "default_return_url": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1ce6mnz2nhz7gest1av30tjxsc",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T04:59:12.950Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *     }
+         */
         PortalConfigurationUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -13111,22 +13230,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cb93tcnh7r186s6n3ec99vj5c",
+         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:46:26.766Z",
+         *           "created": "2026-11-26T04:59:13.218Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -13184,22 +13303,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cb93ydwct1zxjcexnz59526b8",
+         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cb93y5q4mknq98mn2mrvs69m2",
+         *           "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:46:26.801Z",
+         *           "created": "2026-11-26T04:59:13.267Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *           "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -13236,22 +13355,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cb94nqzbe65vz43r74yybbh60",
+         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
+         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:46:26.766Z",
+         *           "created": "2026-11-26T04:59:13.218Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -13292,32 +13411,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb98hbdxkds4bytm8rmtp26jc",
+         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
-         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:27.970Z",
+         *           "created": "2026-11-26T04:59:14.480Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:27.970Z",
+         *           "updated": "2026-11-26T04:59:14.480Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:46:27.970Z",
+         *           "expires_at": "2026-11-27T04:59:14.480Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13422,22 +13541,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb995ee8wq0tmnsd9h16qqe1r",
+         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795668388,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:28.125Z",
+         *           "created": "2026-11-26T04:59:14.570Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:28.138Z",
+         *           "updated": "2026-11-26T04:59:14.612Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13446,10 +13565,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:46:28.125Z",
+         *           "expires_at": "2026-11-27T04:59:14.570Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13466,7 +13585,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:28.125Z",
+         *           "updated": "2026-11-26T04:59:14.570Z",
          *           "metadata": {}
          *         }
          *       }
@@ -13501,23 +13620,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb997q73n4shnf62vk03kzwq2",
+         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795668388,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
-         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb993xwrdj5bhbeb8p0hrr9kg",
+         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:28.125Z",
+         *           "created": "2026-11-26T04:59:14.570Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:28.157Z",
+         *           "updated": "2026-11-26T04:59:14.628Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -13526,10 +13645,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:46:28.125Z",
+         *           "expires_at": "2026-11-27T04:59:14.570Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13546,7 +13665,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:28.138Z",
+         *           "updated": "2026-11-26T04:59:14.612Z",
          *           "deleted": null
          *         }
          *       }
@@ -13639,32 +13758,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cb9900c03mthyjr5a5v02nk86",
+         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795668388,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
-         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb98gqj7tr2zhh7kpzaj3na8y",
+         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:46:27.970Z",
+         *           "created": "2026-11-26T04:59:14.480Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:28.095Z",
+         *           "updated": "2026-11-26T04:59:14.552Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb98s0ky4z5ef6czjm3skknha",
+         *           "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:46:27.970Z",
+         *           "expires_at": "2026-11-27T04:59:14.480Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13672,17 +13791,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:46:28.095Z",
+         *           "completed_at": "2026-11-26T04:59:14.552Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cb98sxtveewraynerc7m6dspp",
+         *           "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:46:27.970Z",
+         *           "updated": "2026-11-26T04:59:14.480Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -13721,32 +13840,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cb99mme0xjdyjwtyz7zsxq83p",
+         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795754788,
+         *       "created": 1795755554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
-         *           "url": "http://127.0.0.1:33411/checkout/cs_prod_06h1cb999p2wfekq06bsjwmzcxn34",
+         *           "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:46:28.171Z",
+         *           "created": "2026-11-26T04:59:14.642Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:46:28.171Z",
+         *           "updated": "2026-11-27T04:59:14.642Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:46:28.171Z",
-         *           "expires_at": "2026-11-27T04:46:28.171Z",
+         *           "expired_at": "2026-11-27T04:59:14.642Z",
+         *           "expires_at": "2026-11-27T04:59:14.642Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -13764,7 +13883,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:46:28.171Z",
+         *           "updated": "2026-11-26T04:59:14.642Z",
          *           "expired_at": null
          *         }
          *       }
@@ -13799,22 +13918,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb93rfhrzd9jr2khs2qr0b5s8",
+         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:46:26.753Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.753Z",
+         *           "updated": "2026-11-26T04:59:13.197Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13891,22 +14010,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cb93rzq2z4qj02pf9j0xemjgm",
+         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:46:26.753Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.757Z",
+         *           "updated": "2026-11-26T04:59:13.208Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13919,7 +14038,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:46:26.753Z"
+         *           "updated": "2026-11-26T04:59:13.197Z"
          *         }
          *       }
          *     }
@@ -13953,22 +14072,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cb941230q0d3kwn2r53saevmw",
+         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb940e73cs496gagzspybc6b0",
+         *           "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:46:26.819Z",
+         *           "created": "2026-11-26T04:59:13.289Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.823Z",
+         *           "updated": "2026-11-26T04:59:13.292Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -13981,7 +14100,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:46:26.819Z"
+         *           "updated": "2026-11-26T04:59:13.289Z"
          *         }
          *       }
          *     }
@@ -14015,22 +14134,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb947py2vrqmtj4rmds8za2hp",
+         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:46:26.871Z",
+         *           "created": "2026-11-26T04:59:13.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.876Z",
+         *           "updated": "2026-11-26T04:59:13.361Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14043,7 +14162,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:46:26.874Z",
+         *           "updated": "2026-11-26T04:59:13.356Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -14078,22 +14197,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cb93ttaxkyttm46kbb57zjf50",
+         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb93r7dmc27618c5hq98gc3gm",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:46:26.753Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.773Z",
+         *           "updated": "2026-11-26T04:59:13.226Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14106,7 +14225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:46:26.757Z",
+         *           "updated": "2026-11-26T04:59:13.208Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14141,26 +14260,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cb949jdjkbbsyn0xytk5j71vp",
+         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb946x58w51sekqs6ze9wsf8t",
+         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:46:26.871Z",
+         *           "created": "2026-11-26T04:59:13.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.890Z",
+         *           "updated": "2026-11-26T04:59:13.378Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:46:26.890Z",
+         *           "canceled_at": "2026-11-26T04:59:13.378Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -14169,7 +14288,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:46:26.876Z",
+         *           "updated": "2026-11-26T04:59:13.361Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -14205,22 +14324,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cb93ysajphpvg9p2p6wcdj9pm",
+         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb93xhky7p7857e6yyh7czs44",
+         *           "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:46:26.796Z",
+         *           "created": "2026-11-26T04:59:13.257Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.805Z",
+         *           "updated": "2026-11-26T04:59:13.274Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14233,7 +14352,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:46:26.799Z",
+         *           "updated": "2026-11-26T04:59:13.260Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -14269,22 +14388,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cb944mbpm4j4hseqp0sq5fps6",
+         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cb942yw02xcvn5e92v9ed99dr",
+         *           "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:46:26.839Z",
+         *           "created": "2026-11-26T04:59:13.319Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:46:26.852Z",
+         *           "updated": "2026-11-26T04:59:13.327Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -14297,7 +14416,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:46:26.842Z",
+         *           "updated": "2026-11-26T04:59:13.321Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -14332,37 +14451,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb97eyjbf98xybm4wrmcrmaja",
+         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:46:27.673Z",
-         *           "updated": "2026-11-26T04:46:27.673Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.083Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *           "current_period_end": "2026-12-26T04:46:27.673Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.673Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -14444,28 +14563,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb97kynze5rq62k0aw7thr28y",
+         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:46:27.673Z",
-         *           "updated": "2026-11-26T04:46:27.737Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.188Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14473,14 +14592,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *           "current_period_end": "2026-12-26T04:46:27.673Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.673Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:27.673Z",
+         *           "updated": "2026-11-26T04:59:14.083Z",
          *           "metadata": {}
          *         }
          *       }
@@ -14515,44 +14634,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cb97q8qvjpma339h8q3br99ty",
+         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:46:27.673Z",
-         *           "updated": "2026-11-26T04:46:27.768Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.267Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:46:27.768Z",
+         *           "paused_at": "2026-11-26T04:59:14.267Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *           "current_period_end": "2026-12-26T04:46:27.673Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.673Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:46:27.737Z",
+         *           "updated": "2026-11-26T04:59:14.188Z",
          *           "paused_at": null
          *         }
          *       }
@@ -14587,28 +14706,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cb97zx86k9mwm9mv2x10j008w",
+         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:46:27.673Z",
-         *           "updated": "2026-11-26T04:46:27.835Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.333Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -14616,16 +14735,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *           "current_period_end": "2026-12-26T04:46:27.673Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.673Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:46:27.768Z",
-         *           "paused_at": "2026-11-26T04:46:27.768Z"
+         *           "updated": "2026-11-26T04:59:14.267Z",
+         *           "paused_at": "2026-11-26T04:59:14.267Z"
          *         }
          *       }
          *     }
@@ -14659,44 +14778,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cb986jnb8xe62735xfhpn0mgc",
+         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb97c75t8n5a2p0n4pe4cvz2w",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:46:27.673Z",
-         *           "updated": "2026-11-26T04:46:27.888Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.374Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:46:27.888Z",
-         *           "latest_invoice": "in_prod_06h1cb97cctqb61gqk9sr5x89m590",
-         *           "current_period_end": "2026-12-26T04:46:27.673Z",
+         *           "cancelled_at": "2026-11-26T04:59:14.374Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.673Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:46:27.835Z",
+         *           "updated": "2026-11-26T04:59:14.333Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -14731,37 +14850,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cb99rbcskxhx13dncj00pkrh6",
+         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796013987,
+         *       "created": 1796014754,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *           "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cb989tssecep0sacnb60snh4r",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:46:27.916Z",
-         *           "updated": "2026-11-26T04:46:27.916Z",
+         *           "created": "2026-11-26T04:59:14.448Z",
+         *           "updated": "2026-11-26T04:59:14.448Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:46:27.916Z",
+         *           "trial_end": "2026-12-03T04:59:14.448Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:46:27.916Z",
+         *           "current_period_end": "2026-12-03T04:59:14.448Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:46:27.916Z",
+         *           "current_period_start": "2026-11-26T04:59:14.448Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -14796,19 +14915,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb94yw3tyqw8vv5swe7ppmtee",
+         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14817,11 +14936,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:46:27.059Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.059Z",
+         *           "updated": "2026-11-26T04:59:13.494Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14925,19 +15044,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cb952aa6axaer7x2yq6hg5g36",
+         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -14946,11 +15065,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:27.059Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.087Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -14958,7 +15077,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.087Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -14972,7 +15091,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:46:27.059Z",
+         *           "updated": "2026-11-26T04:59:13.494Z",
          *           "finalized_at": null
          *         }
          *       }
@@ -15007,19 +15126,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cb958zmt556rtxs906atf11st",
+         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15028,11 +15147,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:46:27.059Z",
-         *           "paid_at": "2026-11-26T04:46:27.141Z",
-         *           "updated": "2026-11-26T04:46:27.141Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15040,12 +15159,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.087Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15055,7 +15174,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.087Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15091,19 +15210,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cb95911x401sw982phc9rekbg",
+         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15112,11 +15231,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:46:27.059Z",
-         *           "paid_at": "2026-11-26T04:46:27.141Z",
-         *           "updated": "2026-11-26T04:46:27.141Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15124,12 +15243,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.087Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15139,7 +15258,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.087Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -15175,19 +15294,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cb95srmdhcm96ap4v3p5afhzg",
+         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb95kbf9bhng1af38bc0811hp",
+         *           "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb95kdbned47v668hge23q67a",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15196,11 +15315,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:27.226Z",
+         *           "created": "2026-11-26T04:59:13.726Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.242Z",
+         *           "updated": "2026-11-26T04:59:13.747Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15208,12 +15327,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.242Z",
+         *           "finalized_at": "2026-11-26T04:59:13.747Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1cb95pwjdk3r50h5qtrbnn6bfr",
+         *           "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15252,19 +15371,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cb96166h5s3ts6hbg7b7fejf8",
+         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb95vjy1kvs2g0d416r8sacs8",
+         *           "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb95vpzmdv1c7nav9vvt6r7sm",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15273,11 +15392,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:27.292Z",
+         *           "created": "2026-11-26T04:59:13.802Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.309Z",
+         *           "updated": "2026-11-26T04:59:13.867Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15285,12 +15404,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.309Z",
+         *           "finalized_at": "2026-11-26T04:59:13.867Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1cb95zk5pwet7fddgj0kn0v8rw",
+         *           "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
@@ -15329,19 +15448,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cb99gn58gnqfktfv7qhbpw6wj",
+         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795754787,
+         *       "created": 1795755554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb973xkeqt1hdpte71xyww5tr",
+         *           "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb974ar0cvpw0xanqdvfpe08j",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15350,19 +15469,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:46:27.615Z",
+         *           "created": "2026-11-26T04:59:14.038Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:46:27.556Z",
+         *           "updated": "2026-11-27T04:59:14.018Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:46:27.556Z",
+         *           "due_date": "2026-11-27T04:59:14.018Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:46:27.556Z",
+         *           "overdue_at": "2026-11-27T04:59:14.018Z",
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.652Z",
+         *           "finalized_at": "2026-11-26T04:59:14.058Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15375,7 +15494,7 @@ export type components = {
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:27.652Z",
+         *           "updated": "2026-11-26T04:59:14.058Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -15410,19 +15529,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cb967z2g7erqeg5yy31kg9524",
+         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb963je74cqzpn7hczans5d34",
+         *           "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb963q8tybh2tx2ks3f6sq4dc",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15431,19 +15550,19 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:46:27.356Z",
+         *           "created": "2026-11-26T04:59:13.896Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.389Z",
+         *           "updated": "2026-11-26T04:59:13.948Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "voided_at": "2026-11-26T04:46:27.389Z",
+         *           "voided_at": "2026-11-26T04:59:13.948Z",
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.371Z",
+         *           "finalized_at": "2026-11-26T04:59:13.925Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15457,7 +15576,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:46:27.371Z",
+         *           "updated": "2026-11-26T04:59:13.925Z",
          *           "voided_at": null
          *         }
          *       }
@@ -15492,19 +15611,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cb96s51tzs5rh5y90twjpyprt",
+         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb96j30rr7z79h7jew1s5j8br",
+         *           "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb96j30rr7z79h7jew1s5j8bt",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15513,11 +15632,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:46:27.472Z",
+         *           "created": "2026-11-26T04:59:13.974Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:46:27.528Z",
+         *           "updated": "2026-11-26T04:59:14.000Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15525,7 +15644,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.502Z",
+         *           "finalized_at": "2026-11-26T04:59:13.989Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
@@ -15535,11 +15654,11 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:46:27.528Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:46:27.502Z",
+         *           "updated": "2026-11-26T04:59:13.989Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -15574,19 +15693,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cb95gz5z9y52wvxpbn60hqfda",
+         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb94yf7dzdpg3w3fcaafczwma",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb94yhf11cgf588gmhk15kcwy",
-         *               "price": "price_prod_06h1cb8zr3ztjk4kwqv9b9y2rf386",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
          *               "amount_atom": 500,
          *               "description": null,
@@ -15595,11 +15714,11 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:46:27.059Z",
-         *           "paid_at": "2026-11-26T04:46:27.141Z",
-         *           "updated": "2026-11-26T04:46:27.141Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -15607,12 +15726,12 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "description": null,
-         *           "finalized_at": "2026-11-26T04:46:27.087Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "payment_intent": "pi_prod_06h1cb957524s2qwbqpyfzmtg7cyy",
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
@@ -15651,19 +15770,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cb99xnt50pw6f209n7pjmqv5t",
+         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796013987,
+         *       "created": 1796014754,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cb99s4rskwda8sq5epmsb5b8w",
+         *           "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cb99xdgbtqpdgr9cgex036qw2",
-         *               "price": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *               "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1,
          *               "amount_atom": 2000,
          *               "description": null,
@@ -15672,20 +15791,20 @@ export type components = {
          *           ],
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:46:27.916Z",
+         *           "created": "2026-11-30T04:59:14.448Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:46:27.916Z",
+         *           "updated": "2026-11-30T04:59:14.448Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "description": "Subscription sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *           "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cb989tssecep0sacnb60snh4p",
+         *           "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "attempt_count": 0,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
@@ -15728,20 +15847,20 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb92t5e8b2ztyvgg4b86n3b2a",
+         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:46:26.510Z",
-         *           "updated": "2026-11-26T04:46:26.510Z",
+         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "updated": "2026-11-26T04:59:12.994Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
@@ -15803,27 +15922,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb92x98qxk2emwm0vnr60drzp",
+         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:46:26.510Z",
-         *           "updated": "2026-11-26T04:46:26.528Z",
+         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "updated": "2026-11-26T04:59:13.022Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:46:26.510Z"
+         *           "updated": "2026-11-26T04:59:12.994Z"
          *         }
          *       }
          *     }
@@ -15857,27 +15976,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb9357w17tq1jyxfz716dchny",
+         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cb932vs4ahsw8xc6vq92f3asm",
+         *           "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "created": "2026-11-26T04:46:26.582Z",
+         *           "created": "2026-11-26T04:59:13.041Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:46:26.598Z",
+         *           "updated": "2026-11-26T04:59:13.082Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:26.582Z",
+         *           "updated": "2026-11-26T04:59:13.041Z",
          *           "deleted": null
          *         }
          *       }
@@ -15938,24 +16057,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb93cn7dmvwq7w2q9qam2tqc8",
+         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T04:46:26.649Z",
+         *           "start": "2026-11-26T04:59:13.107Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:46:25.880Z",
-         *             "updated": "2026-11-26T04:46:26.649Z",
+         *             "created": "2026-11-26T04:59:12.374Z",
+         *             "updated": "2026-11-26T04:59:13.107Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -15968,7 +16087,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         }
          *       }
@@ -16021,24 +16140,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb93hdj1g5n6818j1cbx1e0b0",
+         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T04:46:26.695Z",
+         *           "start": "2026-11-26T04:59:13.152Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
+         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:46:25.944Z",
-         *             "updated": "2026-11-26T04:46:26.695Z",
+         *             "created": "2026-11-26T04:59:12.447Z",
+         *             "updated": "2026-11-26T04:59:13.152Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16051,18 +16170,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:46:26.649Z",
+         *           "start": "2026-11-26T04:59:13.107Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:46:25.880Z",
-         *             "updated": "2026-11-26T04:46:26.649Z",
+         *             "created": "2026-11-26T04:59:12.374Z",
+         *             "updated": "2026-11-26T04:59:13.107Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -16107,24 +16226,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb93nf2s1wdye6xz247ycmt9y",
+         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cb93c44gsqqb5r459exvz6138",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T04:46:26.695Z",
+         *           "start": "2026-11-26T04:59:13.152Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cb90k296w8nr4r910p7bd047c",
+         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:46:25.944Z",
-         *             "updated": "2026-11-26T04:46:26.695Z",
+         *             "created": "2026-11-26T04:59:12.447Z",
+         *             "updated": "2026-11-26T04:59:13.152Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -16138,7 +16257,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -16195,20 +16314,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb90bst19a05t6hpgw3z3fgty",
+         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795668385,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.880Z",
-         *           "updated": "2026-11-26T04:46:25.880Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:12.374Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16290,20 +16409,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb90weten3tb2abwjcfcn9a0e",
+         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cb90b2vdawyc2httgr1scbm6a",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:25.880Z",
-         *           "updated": "2026-11-26T04:46:26.018Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:12.496Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16317,7 +16436,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:46:25.880Z"
+         *           "updated": "2026-11-26T04:59:12.374Z"
          *         }
          *       }
          *     }
@@ -16351,21 +16470,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb922fnz47fpmpe3js0bngkz2",
+         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cb90ygeqg73qgk1bc2qx5qmge",
+         *           "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:46:26.036Z",
+         *           "created": "2026-11-26T04:59:12.542Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:46:26.267Z",
+         *           "updated": "2026-11-26T04:59:12.602Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16379,7 +16498,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:46:26.036Z",
+         *           "updated": "2026-11-26T04:59:12.542Z",
          *           "deleted": null
          *         }
          *       }
@@ -16453,21 +16572,21 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb8zmqkqve6kmra5ghabdsxa0",
+         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795668385,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:46:25.698Z",
-         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
-         *           "updated": "2026-11-26T04:46:25.698Z",
+         *           "created": "2026-11-26T04:59:11.610Z",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "updated": "2026-11-26T04:59:11.610Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16544,21 +16663,21 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb8ztm7hrtryz3bbfwrz7809p",
+         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795668385,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cb8zm89jbp8a00cagkn3h548w",
+         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:46:25.698Z",
-         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
-         *           "updated": "2026-11-26T04:46:25.746Z",
+         *           "created": "2026-11-26T04:59:11.610Z",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "updated": "2026-11-26T04:59:11.659Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16570,7 +16689,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:25.698Z",
+         *           "updated": "2026-11-26T04:59:11.610Z",
          *           "nickname": null
          *         }
          *       }
@@ -16605,22 +16724,22 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb9050v1z4n0ca02ay8x40s0m",
+         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795668385,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cb9000nh1xzf0rr159qxjvb8m",
+         *           "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *           "type": "one_time",
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:46:25.792Z",
+         *           "created": "2026-11-26T04:59:11.703Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
-         *           "updated": "2026-11-26T04:46:25.824Z",
+         *           "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *           "updated": "2026-11-26T04:59:11.954Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16629,7 +16748,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:25.792Z",
+         *           "updated": "2026-11-26T04:59:11.703Z",
          *           "deleted": null
          *         }
          *       }
@@ -16699,20 +16818,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb8wwbem304tqynnza9cqvpvj",
+         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795668384,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:46:24.989Z",
-         *           "updated": "2026-11-26T04:46:24.989Z",
+         *           "created": "2026-11-26T04:59:11.223Z",
+         *           "updated": "2026-11-26T04:59:11.223Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -16773,26 +16892,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb8z91zaat85wrnywnm7n3n1g",
+         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795668385,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:46:24.989Z",
-         *           "updated": "2026-11-26T04:46:25.575Z",
+         *           "created": "2026-11-26T04:59:11.223Z",
+         *           "updated": "2026-11-26T04:59:11.526Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:24.989Z",
+         *           "updated": "2026-11-26T04:59:11.223Z",
          *           "description": null
          *         }
          *       }
@@ -16827,27 +16946,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cb908amp588jbkrvhwcq8hsf2",
+         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795668385,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cb8zg2h88hkhfxhra7ebb24qp",
+         *           "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:46:25.664Z",
+         *           "created": "2026-11-26T04:59:11.586Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:46:25.857Z",
+         *           "updated": "2026-11-26T04:59:12.311Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:46:25.664Z",
+         *           "updated": "2026-11-26T04:59:11.586Z",
          *           "deleted": null
          *         }
          *       }
@@ -16907,21 +17026,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb94n3atpnffgzs075sej9znp",
+         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:46:26.982Z",
-         *           "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
-         *           "updated": "2026-11-26T04:46:26.982Z",
+         *           "created": "2026-11-26T04:59:13.427Z",
+         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "updated": "2026-11-26T04:59:13.427Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -16988,21 +17107,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb94n9fhmy7fsjs0wkj8mqgh4",
+         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cb94mvy4jr5k0v781qny73j24",
+         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:46:26.982Z",
-         *           "payment": "py_prod_06h1cb93sr19czdg5agxkpcazra4y",
-         *           "updated": "2026-11-26T04:46:26.985Z",
+         *           "created": "2026-11-26T04:59:13.427Z",
+         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "updated": "2026-11-26T04:59:13.433Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17011,7 +17130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:46:26.982Z"
+         *           "updated": "2026-11-26T04:59:13.427Z"
          *         }
          *       }
          *     }
@@ -17045,21 +17164,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cb94vsq31c4x9hez9w57yk9qe",
+         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795668387,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cb94t9n9cpp69mp2q72g93znw",
+         *           "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:46:27.026Z",
-         *           "payment": "py_prod_06h1cb94g8dj92tzdeb91sak8z38t",
-         *           "updated": "2026-11-26T04:46:27.030Z",
+         *           "created": "2026-11-26T04:59:13.473Z",
+         *           "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *           "updated": "2026-11-26T04:59:13.477Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -17068,7 +17187,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:46:27.026Z",
+         *           "updated": "2026-11-26T04:59:13.473Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -17103,19 +17222,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cb92ak0hm6f5zaak628qpxgve",
+         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:46:26.384Z",
-         *           "updated": "2026-11-26T04:46:26.384Z",
+         *           "created": "2026-11-26T04:59:12.647Z",
+         *           "updated": "2026-11-26T04:59:12.647Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -17175,28 +17294,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cb92fr1v4svjd5amz824hjvha",
+         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cb92fjjq9z8g72s1be2e4tqer",
+         *           "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T04:46:26.428Z",
+         *           "created": "2026-11-26T04:59:12.681Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *             "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T04:46:26.384Z",
-         *             "updated": "2026-11-26T04:46:26.384Z",
+         *             "created": "2026-11-26T04:59:12.647Z",
+         *             "updated": "2026-11-26T04:59:12.647Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "livemode": false
          *         }
          *       }
@@ -17246,28 +17365,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cb92r6kvcmv48hxh7t6c8b1te",
+         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795668386,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cb92nynbd558s6j1b9crpj480",
+         *           "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T04:46:26.479Z",
+         *           "created": "2026-11-26T04:59:12.794Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cb92jjbh6dvj734nxjxf7p1n6",
+         *             "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T04:46:26.452Z",
-         *             "updated": "2026-11-26T04:46:26.452Z",
+         *             "created": "2026-11-26T04:59:12.715Z",
+         *             "updated": "2026-11-26T04:59:12.715Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1cb8wvqefwg41aafkdnvm538wt",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "livemode": false
          *         }
          *       }
@@ -17302,23 +17421,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cb97fck3nka374w5bfzhf7kcw",
+         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795668387,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1cb92a3m0k4h3a8mfr75wgckmp",
+         *               "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1cb97c75t8n5a2p0n4pe4cvz2t"
+         *               "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1cb92srb7x9wgghfbvzf1bjyde",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -17362,7 +17481,114 @@ export type components = {
             items?: components["schemas"]["Entitlement"][];
             livemode?: boolean;
         };
-        /** @description The webhook body of `portal_configuration.updated`. */
+        /**
+         * @description The webhook body of `portal_configuration.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
+         *       "object": "event",
+         *       "type": "portal_configuration.updated",
+         *       "sequence": 1,
+         *       "created": 1795669152,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "object": "portal_configuration",
+         *           "updated": "2026-11-26T04:59:12.946Z",
+         *           "branding": {
+         *             "logo_url": null,
+         *             "accent_color": null,
+         *             "business_name": null
+         *           },
+         *           "features": {
+         *             "customer_update": {
+         *               "enabled": true
+         *             },
+         *             "invoice_history": {
+         *               "enabled": true
+         *             },
+         *             "subscription_pause": {
+         *               "enabled": true
+         *             },
+         *             "subscription_cancel": {
+         *               "mode": "at_period_end",
+         *               "enabled": true,
+         *               "cancellation_reasons": {
+         *                 "enabled": true,
+         *                 "options": [
+         *                   "too_expensive",
+         *                   "missing_features",
+         *                   "switched_service",
+         *                   "unused",
+         *                   "customer_service",
+         *                   "too_complex",
+         *                   "low_quality",
+         *                   "other"
+         *                 ]
+         *               }
+         *             },
+         *             "subscription_update": {
+         *               "prices": [],
+         *               "enabled": false,
+         *               "quantity": {
+         *                 "enabled": false,
+         *                 "maximum": 100,
+         *                 "minimum": 1
+         *               }
+         *             },
+         *             "payment_method_update": {
+         *               "enabled": true
+         *             }
+         *           },
+         *           "livemode": false,
+         *           "plan_change_rule": "change_request",
+         *           "default_return_url": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": null,
+         *           "features": {
+         *             "customer_update": {
+         *               "enabled": true
+         *             },
+         *             "invoice_history": {
+         *               "enabled": true
+         *             },
+         *             "subscription_pause": {
+         *               "enabled": false
+         *             },
+         *             "subscription_cancel": {
+         *               "mode": "at_period_end",
+         *               "enabled": true,
+         *               "cancellation_reasons": {
+         *                 "enabled": true,
+         *                 "options": [
+         *                   "too_expensive",
+         *                   "missing_features",
+         *                   "switched_service",
+         *                   "unused",
+         *                   "customer_service",
+         *                   "too_complex",
+         *                   "low_quality",
+         *                   "other"
+         *                 ]
+         *               }
+         *             },
+         *             "subscription_update": {
+         *               "prices": [],
+         *               "enabled": false,
+         *               "quantity": {
+         *                 "enabled": false,
+         *                 "maximum": 100,
+         *                 "minimum": 1
+         *               }
+         *             },
+         *             "payment_method_update": {
+         *               "enabled": true
+         *             }
+         *           }
+         *         }
+         *       }
+         *     }
+         */
         PortalConfigurationUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
