@@ -5,7 +5,7 @@ import { baseUrl, sessionApi, signUp } from "./fixtures";
 test("customer page: entitlements with their source subscription and granting event", async ({ page }) => {
   const merchant = await signUp(page);
   const client = await sessionApi(page);
-  const root = `/${merchant.accountId}`;
+  const root: `/${string}` = `/${merchant.accountId}`;
   const ok = async (response: Promise<{ status: number; text: string; body: { id: string } & Record<string, unknown> }>) => {
     const result = await response;
     expect(result.status, result.text).toBeLessThan(300);
