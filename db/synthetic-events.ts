@@ -34,6 +34,10 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   account_settings: 0.05,
   tax_rate: 0.05,
   meter: 0.1,
+  feature: 0.05,
+  product_feature: 0.05,
+  customer_entitlements: 0.5,
+  portal_configuration: 0.01,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -55,6 +59,10 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   account_settings: "acc_",
   tax_rate: "txr_",
   meter: "mtr_",
+  feature: "feat_",
+  product_feature: "prodft_",
+  customer_entitlements: "cus_",
+  portal_configuration: "acc_",
 };
 
 export type LoadOptions = {

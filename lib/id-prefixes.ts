@@ -28,6 +28,9 @@ export const ID_PREFIXES = {
   request: "req_",
   taxRate: "txr_",
   meter: "mtr_",
+  feature: "feat_",
+  productFeature: "prodft_",
+  portalSession: "bps_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

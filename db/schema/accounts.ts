@@ -43,6 +43,8 @@ export const accounts = pgTable(
     defaultTaxRate: text("default_tax_rate"),
     /** How long after a period ends its usage events are still accepted and counted (docs/usage-billing.md). */
     usageGraceSeconds: integer("usage_grace_seconds").notNull().default(3600),
+    /** How long a past_due subscription keeps granting its features (lib/entitlements/grace.ts reads it). */
+    entitlementPastDueGraceDays: integer("entitlement_past_due_grace_days").notNull().default(7),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

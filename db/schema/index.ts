@@ -16,3 +16,5 @@ export * from "./list-counts";
 export * from "./request-logs";
 export * from "./tax-rates";
 export * from "./usage";
+export * from "./entitlements";
+export * from "./portal";

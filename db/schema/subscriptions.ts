@@ -29,6 +29,8 @@ export const subscriptions = pgTable(
     cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
     cancelledAt: time("cancelled_at"),
     pausedAt: time("paused_at"),
+    /** When it last became past_due (entitlements' grace counts from it); null when it never was. */
+    pastDueSince: time("past_due_since"),
     latestInvoiceId: text("latest_invoice_id").references(() => invoices.id),
     /** A sandbox payment method renewal invoices are collected with (automatic collection); null: paid out of band. */
     defaultPaymentMethod: text("default_payment_method"),

@@ -8,12 +8,14 @@ import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { discountOperations } from "@/lib/discounts/operations";
+import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
 import { paymentOperations } from "@/lib/payments/operations";
+import { portalOperations } from "@/lib/portal/operations";
 import { priceOperations } from "@/lib/prices/operations";
 import { productOperations } from "@/lib/products/operations";
 import { requestLogOperations } from "@/lib/request-logs/operations";
@@ -51,4 +53,6 @@ export const API_OPERATIONS: Operation[] = [
   ...taxRateOperations,
   ...meterOperations,
   ...usageOperations,
+  ...entitlementOperations,
+  ...portalOperations,
 ];

@@ -7,12 +7,14 @@ import { testClockHandlers } from "@/lib/clock/handlers";
 import { couponHandlers } from "@/lib/coupons/handlers";
 import { customerHandlers } from "@/lib/customers/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
+import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { meterHandlers } from "@/lib/meters/handlers";
 import { usageHandlers } from "@/lib/usage/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
+import { portalHandlers } from "@/lib/portal/handlers";
 import { priceHandlers } from "@/lib/prices/handlers";
 import { productHandlers } from "@/lib/products/handlers";
 import { requestLogHandlers } from "@/lib/request-logs/handlers";
@@ -47,6 +49,8 @@ export const API_HANDLERS = [
   ...taxRateHandlers,
   ...meterHandlers,
   ...usageHandlers,
+  ...entitlementHandlers,
+  ...portalHandlers,
 ];
 
 /** The catch-all route's exports (app/api/[[...path]]/route.ts). */

@@ -1,4 +1,5 @@
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
+import { entitlementGraceExpiry } from "@/lib/entitlements/grace";
 import { invoiceOverdue } from "@/lib/invoices/overdue";
 import { dunningRetries } from "@/lib/subscriptions/dunning";
 import { invoiceUpcoming, renewals, trialWillEnd } from "@/lib/subscriptions/transitions";
@@ -15,4 +16,5 @@ export const TIME_TRANSITIONS: readonly TimeTransition[] = [
   dunningRetries,
   invoiceOverdue,
   checkoutSessionExpiry,
+  entitlementGraceExpiry,
 ];

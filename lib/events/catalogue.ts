@@ -97,6 +97,10 @@ export const EVENT_CATALOGUE = [
     aggregateType: "meter",
     types: ["meter.created", "meter.updated", "meter.deactivated", "meter.reactivated"],
   },
+  { group: "Feature", aggregateType: "feature", types: ["feature.created"] },
+  { group: "Product feature", aggregateType: "product_feature", types: ["product_feature.attached", "product_feature.detached"] },
+  { group: "Customer entitlements", aggregateType: "customer_entitlements", types: ["customer.entitlements.updated"] },
+  { group: "Portal configuration", aggregateType: "portal_configuration", types: ["portal_configuration.updated"] },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -183,6 +187,12 @@ export const EVENT_DESCRIPTIONS = {
   "meter.updated": "A meter's `display_name` was changed.",
   "meter.deactivated": "A meter was deactivated: it accepts no more usage events and frees its `event_name`.",
   "meter.reactivated": "An inactive meter was reactivated and counts usage events again.",
+  "feature.created": "A feature (an entitlement's `lookup_key`) was created.",
+  "product_feature.attached": "A feature was attached to a product: its subscribers are entitled to it.",
+  "product_feature.detached": "A feature was detached from a product; the object is the link's last state.",
+  "customer.entitlements.updated":
+    "A customer's active entitlements changed (a subscription change, a product feature, or the end of a past_due grace); `previous_data` holds the list before.",
+  "portal_configuration.updated": "The account's customer portal configuration changed (aggregate: the account).",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

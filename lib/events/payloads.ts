@@ -3,10 +3,12 @@ import { AccountSettings } from "@/lib/account-settings/schema";
 import { CheckoutSession } from "@/lib/checkout/schema";
 import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
+import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlements/schema";
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
+import { PortalConfiguration } from "@/lib/portal/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
@@ -42,6 +44,10 @@ export const AGGREGATE_SCHEMAS = {
   account_settings: AccountSettings,
   tax_rate: TaxRate,
   meter: Meter,
+  feature: Feature,
+  product_feature: ProductFeature,
+  customer_entitlements: CustomerEntitlements,
+  portal_configuration: PortalConfiguration,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

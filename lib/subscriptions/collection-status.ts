@@ -3,9 +3,9 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import { invoices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import type { EventType } from "@/lib/events/catalogue";
-import { emitEvent } from "@/lib/events/emit";
+import { recordSubscriptionChange } from "./record";
 import { one } from "@/lib/rows";
-import { serializeSubscription, type SubscriptionRow } from "./serialize";
+import type { SubscriptionRow } from "./serialize";
 
 /*
  * How collecting a subscription's invoices moves the subscription (the dunning half of the status
@@ -37,19 +37,15 @@ async function changeStatus(
     .set({ ...fields(now), updated: now })
     .where(eq(subscriptions.id, row.id))
     .returning());
-  await emitEvent(tx, ctx, {
-    type,
-    aggregateId: row.id,
-    data: serializeSubscription({ subscription: after, items }, ctx.livemode),
-    previousData: serializeSubscription({ subscription: row, items }, ctx.livemode),
-  });
+  await recordSubscriptionChange(tx, ctx, type, { subscription: after, items }, { subscription: row, items });
   return true;
 }
 
 /** Automatic collection of one of its invoices failed: an active subscription becomes past_due. */
 export async function markPastDue(tx: ChangeTransaction, ctx: ServiceContext, subscriptionId: string): Promise<boolean> {
-  return changeStatus(tx, ctx, subscriptionId, "customer.subscription.updated", (row) => row.status === "active", () => ({
+  return changeStatus(tx, ctx, subscriptionId, "customer.subscription.updated", (row) => row.status === "active", (now) => ({
     status: "past_due",
+    pastDueSince: now,
   }));
 }
 
@@ -78,6 +74,7 @@ export async function settleSubscriptionOf(tx: ChangeTransaction, ctx: ServiceCo
   if (pending) return;
   await changeStatus(tx, ctx, subscriptionId, "customer.subscription.updated", (row) => row.status === "past_due", () => ({
     status: "active",
+    pastDueSince: null,
   }));
 }
 

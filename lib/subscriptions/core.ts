@@ -5,13 +5,13 @@ import { invoices, prices, subscriptionItems, subscriptions } from "@/db/schema"
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
-import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { createInvoice } from "@/lib/invoices/service";
 import { one } from "@/lib/rows";
 import type { Interval } from "./period";
+import { recordSubscriptionChange } from "./record";
 import type { SubscriptionStatus } from "./schema";
-import { serializeSubscription, type SubscriptionItemRow, type SubscriptionRow, type SubscriptionWithItems } from "./serialize";
+import { type SubscriptionItemRow, type SubscriptionRow, type SubscriptionWithItems } from "./serialize";
 
 /*
  * What the subscription verbs share (lifecycle in service.ts, items.ts, renewal.ts; the change
@@ -102,12 +102,7 @@ export async function emit(
   after: SubscriptionWithItems,
   before: SubscriptionWithItems | null,
 ): Promise<void> {
-  await emitEvent(tx, ctx, {
-    type,
-    aggregateId: after.subscription.id,
-    data: serializeSubscription(after, ctx.livemode),
-    previousData: before ? serializeSubscription(before, ctx.livemode) : null,
-  });
+  await recordSubscriptionChange(tx, ctx, type, after, before);
 }
 
 /**

@@ -23,6 +23,12 @@ const KIND: Record<AggregateType, IdKind> = {
   account_settings: "account",
   tax_rate: "taxRate",
   meter: "meter",
+  feature: "feature",
+  product_feature: "productFeature",
+  // A customer's entitlements are on the customer's id.
+  customer_entitlements: "customer",
+  // The account's one configuration is on the account's id.
+  portal_configuration: "account",
 };
 
 /**

@@ -88,6 +88,13 @@ beforeAll(async () => {
   await post(`/coupons/${tenOff.id}`, { name: "Ten percent" });
   const doomed = await post("/coupons", { percent_off: 1, duration: "forever" });
   await del(`/coupons/${doomed.id}`);
+  // Features: one attached to the plan (the subscriptions below are entitled to it), one attached then detached.
+  const reports = await post("/features", { lookup_key: "reports", name: "Reports" });
+  await post(`/products/${product.id}/features`, { feature: reports.id });
+  const beta = await post("/features", { lookup_key: "beta", name: "Beta" });
+  await post(`/products/${product.id}/features`, { feature: beta.id });
+  await del(`/products/${product.id}/features/${beta.id}`);
+  await post("/portal-configuration", { features: { subscription_pause: { enabled: true } } });
 
   // Meters (usage-based billing): created, updated, deactivated, reactivated.
   const meter = await post("/meters", { event_name: "api_request", display_name: "API requests", aggregation: "count" });
@@ -328,6 +335,12 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "meter.updated": (data, event) => expect(event.previous_data.display_name).not.toBe(data.display_name),
   "meter.deactivated": status("inactive"),
   "meter.reactivated": status("active"),
+  "feature.created": (data) => expect(data.object).toBe("feature"),
+  "product_feature.attached": (data) => expect(data.feature.object).toBe("feature"),
+  "product_feature.detached": (data) => expect(data.object).toBe("product_feature"),
+  "customer.entitlements.updated": (data, event) =>
+    expect(JSON.stringify(data.items)).not.toBe(JSON.stringify(event.previous_data.items)),
+  "portal_configuration.updated": (data, event) => expect(data).not.toEqual(event.previous_data),
 };
 
 /** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */

@@ -3,6 +3,7 @@ import { requireAccount } from "@/app/_lib/session";
 import { MembersSection } from "@/components/settings/members-section";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { SellerDetails } from "@/components/settings/seller-details";
+import { PortalSection } from "@/components/settings/portal-section";
 import { PageHeader } from "@/components/ui";
 import { listInvitations } from "@/lib/teams/invitations";
 import { listMembers } from "@/lib/teams/members";
@@ -29,6 +30,7 @@ export default async function Page({ params }: { params: Promise<{ account_id: s
           }))}
         />
         <SellerDetails accountId={account_id} />
+        <PortalSection accountId={account_id} />
         <ChangePasswordForm />
       </div>
     </>

@@ -1268,86 +1268,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/invoices/{invoice_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
-         */
-        get: operations["getInvoicePdf"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/invoices/{invoice_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
-         */
-        get: operations["getInvoicePdfForTokenAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hosted-invoices/{token}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
-         */
-        get: operations["getHostedInvoicePdf"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hosted-invoices/{token}/pay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pay an open invoice from its hosted page
-         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
-         */
-        post: operations["payHostedInvoice"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -2482,7 +2402,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/request-logs": {
+    "/{account_id}/features": {
         parameters: {
             query?: never;
             header?: never;
@@ -2490,10 +2410,55 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * List API requests
-         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         * List features
+         * @description The account's features, newest first.
          */
-        get: operations["listRequestLogs"];
+        get: operations["listFeatures"];
+        put?: never;
+        /**
+         * Create a feature
+         * @description Emits `feature.created`. `lookup_key` is unique in the account (a second one is a 422).
+         */
+        post: operations["createFeature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List features
+         * @description The account's features, newest first.
+         */
+        get: operations["listFeaturesForTokenAccount"];
+        put?: never;
+        /**
+         * Create a feature
+         * @description Emits `feature.created`. `lookup_key` is unique in the account (a second one is a 422).
+         */
+        post: operations["createFeatureForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/features/{feature_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a feature */
+        get: operations["getFeature"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2502,18 +2467,15 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/request-logs": {
+    "/features/{feature_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * List API requests
-         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
-         */
-        get: operations["listRequestLogsForTokenAccount"];
+        /** Retrieve a feature */
+        get: operations["getFeatureForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2522,7 +2484,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/request-logs/{request_id}": {
+    "/{account_id}/products/{product_id}/features": {
         parameters: {
             query?: never;
             header?: never;
@@ -2530,10 +2492,98 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve an API request
-         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         * List a product's features
+         * @description All of them (a product has few), by `lookup_key`.
          */
-        get: operations["getRequestLog"];
+        get: operations["listProductFeatures"];
+        put?: never;
+        /**
+         * Attach a feature to a product
+         * @description Emits `product_feature.attached` and, in the same transaction, `customer.entitlements.updated` for every customer it entitles. Attaching an attached feature answers the existing link (no event).
+         */
+        post: operations["attachProductFeature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{product_id}/features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product's features
+         * @description All of them (a product has few), by `lookup_key`.
+         */
+        get: operations["listProductFeaturesForTokenAccount"];
+        put?: never;
+        /**
+         * Attach a feature to a product
+         * @description Emits `product_feature.attached` and, in the same transaction, `customer.entitlements.updated` for every customer it entitles. Attaching an attached feature answers the existing link (no event).
+         */
+        post: operations["attachProductFeatureForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/products/{product_id}/features/{feature_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a feature from a product
+         * @description Emits `product_feature.detached` and the `customer.entitlements.updated` it causes, in one transaction.
+         */
+        delete: operations["detachProductFeature"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{product_id}/features/{feature_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Detach a feature from a product
+         * @description Emits `product_feature.detached` and the `customer.entitlements.updated` it causes, in one transaction.
+         */
+        delete: operations["detachProductFeatureForTokenAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/{customer_id}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's active entitlements
+         * @description Each feature the customer may use now: granted by a `trialing`, `active` or `past_due` (within the account's `entitlement_past_due_grace_days`, default 7) subscription to a product it is attached to. Publishable tokens may call it (for the merchant's front end), for their own account only.
+         */
+        get: operations["getCustomerEntitlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2542,7 +2592,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/request-logs/{request_id}": {
+    "/customers/{customer_id}/entitlements": {
         parameters: {
             query?: never;
             header?: never;
@@ -2550,10 +2600,10 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve an API request
-         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         * A customer's active entitlements
+         * @description Each feature the customer may use now: granted by a `trialing`, `active` or `past_due` (within the account's `entitlement_past_due_grace_days`, default 7) subscription to a product it is attached to. Publishable tokens may call it (for the merchant's front end), for their own account only.
          */
-        get: operations["getRequestLogForTokenAccount"];
+        get: operations["getCustomerEntitlementsForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2562,7 +2612,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/account-settings": {
+    "/{account_id}/portal-configuration": {
         parameters: {
             query?: never;
             header?: never;
@@ -2570,23 +2620,23 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve the account settings
-         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         * Retrieve the customer portal's configuration
+         * @description The account's configuration, or the defaults (`updated: null`) until it saves one.
          */
-        get: operations["getAccountSettings"];
+        get: operations["getPortalConfiguration"];
         put?: never;
         /**
-         * Update the account settings
-         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         * Update the customer portal's configuration
+         * @description Changes the sections and fields named; the others keep their values. The prices a customer may switch between must be the account's active recurring prices; quantity `minimum` ≤ `maximum`; the logo an `https:` URL. Emits `portal_configuration.updated` when anything changed.
          */
-        post: operations["updateAccountSettings"];
+        post: operations["updatePortalConfiguration"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/account-settings": {
+    "/portal-configuration": {
         parameters: {
             query?: never;
             header?: never;
@@ -2594,482 +2644,16 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Retrieve the account settings
-         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         * Retrieve the customer portal's configuration
+         * @description The account's configuration, or the defaults (`updated: null`) until it saves one.
          */
-        get: operations["getAccountSettingsForTokenAccount"];
+        get: operations["getPortalConfigurationForTokenAccount"];
         put?: never;
         /**
-         * Update the account settings
-         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         * Update the customer portal's configuration
+         * @description Changes the sections and fields named; the others keep their values. The prices a customer may switch between must be the account's active recurring prices; quantity `minimum` ≤ `maximum`; the logo an `https:` URL. Emits `portal_configuration.updated` when anything changed.
          */
-        post: operations["updateAccountSettingsForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/tax-rates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List tax rates
-         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
-         */
-        get: operations["listTaxRates"];
-        put?: never;
-        /**
-         * Create a tax rate
-         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
-         */
-        post: operations["createTaxRate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/tax-rates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List tax rates
-         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
-         */
-        get: operations["listTaxRatesForTokenAccount"];
-        put?: never;
-        /**
-         * Create a tax rate
-         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
-         */
-        post: operations["createTaxRateForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/tax-rates/{tax_rate_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve a tax rate
-         * @description Archived rates too.
-         */
-        get: operations["getTaxRate"];
-        put?: never;
-        /**
-         * Update or archive a tax rate
-         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
-         */
-        post: operations["updateTaxRate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/tax-rates/{tax_rate_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Retrieve a tax rate
-         * @description Archived rates too.
-         */
-        get: operations["getTaxRateForTokenAccount"];
-        put?: never;
-        /**
-         * Update or archive a tax rate
-         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
-         */
-        post: operations["updateTaxRateForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/meters": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List meters
-         * @description The account's meters, active and inactive, newest first.
-         */
-        get: operations["listMeters"];
-        put?: never;
-        /**
-         * Create a meter
-         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
-         */
-        post: operations["createMeter"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/meters": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List meters
-         * @description The account's meters, active and inactive, newest first.
-         */
-        get: operations["listMetersForTokenAccount"];
-        put?: never;
-        /**
-         * Create a meter
-         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
-         */
-        post: operations["createMeterForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/meters/{meter_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Retrieve a meter */
-        get: operations["getMeter"];
-        put?: never;
-        /**
-         * Update a meter
-         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
-         */
-        post: operations["updateMeter"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/meters/{meter_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Retrieve a meter */
-        get: operations["getMeterForTokenAccount"];
-        put?: never;
-        /**
-         * Update a meter
-         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
-         */
-        post: operations["updateMeterForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/meters/{meter_id}/deactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Deactivate a meter
-         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
-         */
-        post: operations["deactivateMeter"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/meters/{meter_id}/deactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Deactivate a meter
-         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
-         */
-        post: operations["deactivateMeterForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/meters/{meter_id}/reactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Reactivate a meter
-         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
-         */
-        post: operations["reactivateMeter"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/meters/{meter_id}/reactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Reactivate a meter
-         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
-         */
-        post: operations["reactivateMeterForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/usage-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest a usage event
-         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
-         */
-        post: operations["createUsageEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/usage-events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest a usage event
-         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
-         */
-        post: operations["createUsageEventForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/usage-events/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest usage events in a batch
-         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
-         */
-        post: operations["createUsageEventBatch"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/usage-events/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ingest usage events in a batch
-         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
-         */
-        post: operations["createUsageEventBatchForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/usage-events/{identifier}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a usage event
-         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
-         */
-        post: operations["cancelUsageEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/usage-events/{identifier}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a usage event
-         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
-         */
-        post: operations["cancelUsageEventForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/customers/{customer_id}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A customer's usage of a meter
-         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
-         */
-        get: operations["getCustomerUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/{customer_id}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A customer's usage of a meter
-         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
-         */
-        get: operations["getCustomerUsageForTokenAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/meters/{meter_id}/summaries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
-         */
-        get: operations["getMeterSummaries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/meters/{meter_id}/summaries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
-         */
-        get: operations["getMeterSummariesForTokenAccount"];
-        put?: never;
-        post?: never;
+        post: operations["updatePortalConfigurationForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4098,7 +3682,7 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
-    "api_token.created": {
+    "feature.created": {
         parameters: {
             query?: never;
             header?: never;
@@ -4108,17 +3692,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * api_token.created
-         * @description An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * feature.created
+         * @description A feature (an entitlement's `lookup_key`) was created. `data.object` is the feature. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["apiTokenCreatedWebhook"];
+        post: operations["featureCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "api_token.revoked": {
+    "product_feature.attached": {
         parameters: {
             query?: never;
             header?: never;
@@ -4128,17 +3712,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * api_token.revoked
-         * @description An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * product_feature.attached
+         * @description A feature was attached to a product: its subscribers are entitled to it. `data.object` is the product_feature. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["apiTokenRevokedWebhook"];
+        post: operations["productFeatureAttachedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "webhook_endpoint.created": {
+    "product_feature.detached": {
         parameters: {
             query?: never;
             header?: never;
@@ -4148,17 +3732,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * webhook_endpoint.created
-         * @description A webhook endpoint was created (the object never holds its signing secret). An endpoint never receives the `webhook_endpoint.*` events about itself. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * product_feature.detached
+         * @description A feature was detached from a product; the object is the link's last state. `data.object` is the product_feature. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["webhookEndpointCreatedWebhook"];
+        post: operations["productFeatureDetachedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "webhook_endpoint.updated": {
+    "customer.entitlements.updated": {
         parameters: {
             query?: never;
             header?: never;
@@ -4168,17 +3752,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * webhook_endpoint.updated
-         * @description A webhook endpoint's URL, events, description or rate was changed. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * customer.entitlements.updated
+         * @description A customer's active entitlements changed (a subscription change, a product feature, or the end of a past_due grace); `previous_data` holds the list before. `data.object` is the customer_entitlements. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["webhookEndpointUpdatedWebhook"];
+        post: operations["customerEntitlementsUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "webhook_endpoint.deleted": {
+    "portal_configuration.updated": {
         parameters: {
             query?: never;
             header?: never;
@@ -4188,290 +3772,10 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * webhook_endpoint.deleted
-         * @description A webhook endpoint was deleted; the object is its last state, with `deleted: true`. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * portal_configuration.updated
+         * @description The account's customer portal configuration changed (aggregate: the account). `data.object` is the portal_configuration. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["webhookEndpointDeletedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.disabled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.disabled
-         * @description A webhook endpoint was disabled by hand: it receives nothing until enabled. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointDisabledWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.enabled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.enabled
-         * @description A disabled webhook endpoint was enabled again. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointEnabledWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook_endpoint.secret_rotated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * webhook_endpoint.secret_rotated
-         * @description A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["webhookEndpointSecretRotatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.signed_in": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.signed_in
-         * @description A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignedInWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.sign_in_failed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.sign_in_failed
-         * @description A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignInFailedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.signed_out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.signed_out
-         * @description A user signed out; every session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userSignedOutWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "user.password_changed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * user.password_changed
-         * @description A user changed their password (never in the event, nor its hash); every other session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["userPasswordChangedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "account.settings_updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * account.settings_updated
-         * @description The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's. `data.object` is the account_settings. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["accountSettingsUpdatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "tax_rate.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * tax_rate.created
-         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["taxRateCreatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "tax_rate.updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * tax_rate.updated
-         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["taxRateUpdatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "meter.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * meter.created
-         * @description A meter was created: usage events of its `event_name` are now counted. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["meterCreatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "meter.updated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * meter.updated
-         * @description A meter's `display_name` was changed. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["meterUpdatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "meter.deactivated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * meter.deactivated
-         * @description A meter was deactivated: it accepts no more usage events and frees its `event_name`. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["meterDeactivatedWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "meter.reactivated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * meter.reactivated
-         * @description An inactive meter was reactivated and counts usage events again. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
-         */
-        post: operations["meterReactivatedWebhook"];
+        post: operations["portalConfigurationUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4488,9 +3792,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -4498,33 +3802,8 @@ export type components = {
              */
             email: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            /** @description Invoice language; null: the account's `default_locale`. */
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxIdInput"][];
-            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
-            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
-        };
-        PostalAddressInput: {
-            line1: string;
-            line2?: string | null;
-            postal_code: string;
-            city: string;
-            /** @example FR */
-            country: string;
-        };
-        /**
-         * @example {
-         *       "type": "eu_vat",
-         *       "value": "DE136695976"
-         *     }
-         */
-        TaxIdInput: {
-            /** @enum {string} */
-            type: "eu_vat";
-            value: string;
         };
         /** @description Custom field values by field key. */
         CustomFields: {
@@ -4541,11 +3820,6 @@ export type components = {
              */
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            /** @description Replaces the customer's tax ids. */
-            tax_ids?: components["schemas"]["TaxIdInput"][];
-            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -4643,17 +3917,6 @@ export type components = {
                 [key: string]: string | null;
             };
         };
-        /**
-         * @example {
-         *       "product": "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
-         *       "currency": "usd",
-         *       "unit_amount_atom": 1500,
-         *       "type": "recurring",
-         *       "recurring": {
-         *         "interval": "month"
-         *       }
-         *     }
-         */
         PriceCreateInput: {
             /** @description The product (`prod_…`) of this account the price belongs to. */
             product: string;
@@ -4663,26 +3926,14 @@ export type components = {
              */
             currency: string;
             /**
-             * @description Required with `billing_scheme: per_unit` (the default), not allowed with `tiered`.
+             * @description Integer amount in atomic units (cents for usd). Never a decimal.
              * @example 1500
              */
-            unit_amount_atom?: number;
+            unit_amount_atom: number;
             /** @enum {string} */
             type: "one_time" | "recurring";
             /** @description Required when `type` is `recurring`, absent or null otherwise. */
             recurring?: components["schemas"]["PriceRecurringInput"] | null;
-            /**
-             * @description `per_unit` (default) or `tiered` (then `tiers` and `tiers_mode`).
-             * @enum {string}
-             */
-            billing_scheme?: "per_unit" | "tiered";
-            /**
-             * @description `graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.
-             * @enum {string}
-             */
-            tiers_mode?: "graduated" | "volume";
-            /** @description Ascending `up_to`, the last one null. */
-            tiers?: components["schemas"]["PriceTier"][];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -4693,21 +3944,6 @@ export type components = {
             interval: "day" | "week" | "month" | "year";
             /** @description Intervals between billings, 1 to 365. Default 1. */
             interval_count?: number;
-            /**
-             * @description `licensed` (default): billed in advance by quantity; `metered`: billed in arrears from the usage of `meter`.
-             * @enum {string}
-             */
-            usage_type?: "licensed" | "metered";
-            /** @description Required with `usage_type: metered`: an active meter (`mtr_…`). */
-            meter?: string;
-        };
-        PriceTier: {
-            /** @description Upper bound of units (inclusive); null on the last tier. */
-            up_to: number | null;
-            /** @description Per unit, in atoms. */
-            unit_amount_atom: number;
-            /** @description A flat fee for the tier, in atoms. */
-            flat_amount_atom?: number;
         };
         PriceUpdateInput: {
             nickname?: string | null;
@@ -4727,12 +3963,6 @@ export type components = {
             type?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             recurring?: unknown;
-            /** @description Immutable: sending it is a 422; create a new price instead. */
-            billing_scheme?: unknown;
-            /** @description Immutable: sending it is a 422; create a new price instead. */
-            tiers_mode?: unknown;
-            /** @description Immutable: sending it is a 422; create a new price instead. */
-            tiers?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -4819,8 +4049,6 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
-            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
-            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -4830,13 +4058,6 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
-        };
-        HostedInvoicePayInput: {
-            /**
-             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
-             * @example pm_sandbox_succeeds
-             */
-            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -5006,7 +4227,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5028,7 +4249,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5090,112 +4311,81 @@ export type components = {
              */
             to: string;
         };
-        /** @description The settings to change; absent ones are kept, null clears one. */
-        AccountSettingsUpdateInput: {
-            business_name?: string | null;
-            address?: components["schemas"]["PostalAddressInput"] | null;
-            tax_id?: string | null;
-            support_email?: string | null;
+        FeatureCreateInput: {
             /**
-             * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
-             * @example ACME
+             * @description What the merchant's app checks; unique in the account.
+             * @example advanced_reports
              */
-            invoice_prefix?: string | null;
-            invoice_footer?: string | null;
-            /** @enum {string} */
-            default_locale?: "en" | "fr" | "de";
-            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
-            default_tax_rate?: string | null;
-        };
-        TaxRateCreateInput: {
-            /** @example VAT */
-            display_name: string;
-            description?: string | null;
-            /**
-             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
-             * @example 19
-             */
-            percentage: number;
-            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
-            inclusive: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
+            lookup_key: string;
+            /** @example Advanced reports */
+            name: string;
             metadata?: components["schemas"]["Metadata"];
         };
-        TaxRateUpdateInput: {
-            display_name?: string;
-            description?: string | null;
-            /** @description false archives the rate: no new use; where it is used, it stays. */
-            active?: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
-            /** @description Keys to set; a key set to null is removed. */
-            metadata?: {
-                [key: string]: string | null;
+        ProductFeatureAttachInput: {
+            /**
+             * @description The feature's id (`feat_…`).
+             * @example feat_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            feature: string;
+        };
+        /**
+         * @example {
+         *       "features": {
+         *         "subscription_pause": {
+         *           "enabled": true
+         *         }
+         *       },
+         *       "branding": {
+         *         "accent_color": "#4f46e5"
+         *       }
+         *     }
+         */
+        PortalConfigurationUpdateInput: {
+            features?: {
+                invoice_history?: {
+                    enabled: boolean;
+                };
+                customer_update?: {
+                    enabled: boolean;
+                };
+                payment_method_update?: {
+                    enabled: boolean;
+                };
+                subscription_cancel?: {
+                    enabled?: boolean;
+                    /**
+                     * @description What a customer's cancel does.
+                     * @enum {string}
+                     */
+                    mode?: "immediately" | "at_period_end";
+                    cancellation_reasons?: {
+                        enabled?: boolean;
+                        options?: ("too_expensive" | "missing_features" | "switched_service" | "unused" | "customer_service" | "too_complex" | "low_quality" | "other")[];
+                    };
+                };
+                subscription_pause?: {
+                    enabled: boolean;
+                };
+                subscription_update?: {
+                    /** @description Switch plan (between `prices`). */
+                    enabled?: boolean;
+                    /** @description The recurring prices a customer may switch between (ids). */
+                    prices?: string[];
+                    quantity?: {
+                        /** @description Change quantity. */
+                        enabled?: boolean;
+                        minimum?: number;
+                        maximum?: number;
+                    };
+                };
             };
-        };
-        MeterCreateInput: {
-            /**
-             * @description The usage events this meter counts (their `event_name`).
-             * @example api_request
-             */
-            event_name: string;
-            /** @example API requests */
-            display_name: string;
-            /**
-             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
-             * @enum {string}
-             */
-            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
-            /**
-             * @description The payload key holding the value (for `unique_count`, the counted key). Default `value`.
-             * @example value
-             */
-            value_key?: string;
-        };
-        MeterUpdateInput: {
-            /** @example API requests */
-            display_name?: string;
-            /** @description Immutable: any value is a 422. */
-            event_name?: unknown;
-            /** @description Immutable: any value is a 422. */
-            aggregation?: unknown;
-            /** @description Immutable: any value is a 422. */
-            value_key?: unknown;
-        };
-        UsageEventInput: {
-            /**
-             * @description The `event_name` of an active meter.
-             * @example api_request
-             */
-            event_name: string;
-            /**
-             * @description The customer's id.
-             * @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
-             */
-            customer: string;
-            /**
-             * @description Your unique id of the event: the same identifier is counted once per account (≥ 35 days).
-             * @example req_8f2c1a
-             */
-            identifier: string;
-            /** @description When the usage happened, Unix seconds; default now (the account's clock). At most 5 minutes ahead. */
-            timestamp?: number;
-            /**
-             * @description Flat key → value map; the meter's `value_key` holds the value (an integer ≥ 0).
-             * @default {}
-             * @example {
-             *       "value": 3
-             *     }
-             */
-            payload: {
-                [key: string]: string | number | boolean | null;
+            branding?: {
+                business_name?: string | null;
+                accent_color?: string | null;
+                /** @description Shown only when it is an `https:` URL (anything else is a 422). */
+                logo_url?: string | null;
             };
-        };
-        UsageEventBatchInput: {
-            events: {
-                [key: string]: unknown;
-            }[];
+            default_return_url?: string | null;
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -5333,8 +4523,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5377,8 +4565,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5421,8 +4607,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5465,8 +4649,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5509,8 +4691,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5553,8 +4733,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5597,8 +4775,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5641,8 +4817,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5685,8 +4859,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5729,8 +4901,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5773,8 +4943,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5817,8 +4985,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5861,8 +5027,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5905,8 +5069,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5949,8 +5111,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5993,8 +5153,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6037,8 +5195,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6081,8 +5237,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6125,8 +5279,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6169,8 +5321,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6213,8 +5363,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6257,8 +5405,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6301,8 +5447,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6345,8 +5489,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6389,8 +5531,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6433,8 +5573,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6477,8 +5615,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6521,8 +5657,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6565,8 +5699,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6609,8 +5741,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6653,8 +5783,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6697,8 +5825,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6741,8 +5867,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6785,8 +5909,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6829,8 +5951,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6873,8 +5993,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6917,8 +6035,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6961,8 +6077,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7005,8 +6119,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7049,8 +6161,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7093,8 +6203,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7137,8 +6245,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7181,8 +6287,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7225,8 +6329,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7269,8 +6371,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7313,8 +6413,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7357,8 +6455,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7401,8 +6497,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7445,8 +6539,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7489,8 +6581,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7533,8 +6623,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7559,26 +6647,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "api_token.created";
+            type: "feature.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["Feature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["Feature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7603,26 +6689,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "api_token.revoked";
+            type: "product_feature.attached";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "product_feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["ProductFeature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["ProductFeature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7647,26 +6731,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "webhook_endpoint.created";
+            type: "product_feature.detached";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "product_feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["ProductFeature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["ProductFeature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7691,26 +6773,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "webhook_endpoint.updated";
+            type: "customer.entitlements.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "customer_entitlements";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["CustomerEntitlements"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["CustomerEntitlements"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7735,642 +6815,24 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "webhook_endpoint.deleted";
+            type: "portal_configuration.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "portal_configuration";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            data: components["schemas"]["PortalConfiguration"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["PortalConfiguration"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.disabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.enabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "webhook_endpoint.secret_rotated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.signed_in";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.sign_in_failed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.signed_out";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "user.password_changed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "account.settings_updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "account_settings";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AccountSettings"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AccountSettings"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "tax_rate.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "tax_rate";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "tax_rate.updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "tax_rate";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "meter.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "meter.updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "meter.deactivated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
-            delivery_summary?: {
-                total: number;
-                delivered: number;
-                pending: number;
-                retrying: number;
-                failed: number;
-            };
-        } | {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /** @constant */
-            type: "meter.reactivated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8615,19 +7077,6 @@ export type components = {
              */
             updated: string;
         };
-        TaxAmount: {
-            tax_rate: string;
-            /** @description The tax, rounded half to even per line. */
-            amount_atom: number;
-            inclusive: boolean;
-            /** @description What the rate applied to (after the discount's share). */
-            taxable_amount_atom: number;
-            /**
-             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
-             * @enum {string}
-             */
-            taxability_reason: "standard_rated" | "reverse_charge";
-        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -8635,14 +7084,8 @@ export type components = {
             description: string | null;
             quantity: number;
             unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
+            /** @description quantity × unit_amount_atom. */
             amount_atom: number;
-            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
-            tax_rates: string[];
-            /** @description The line's share of the invoice's discount (set at finalization). */
-            discount_atom: number;
-            /** @description The line's tax per rate (set at finalization; empty on drafts). */
-            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -8653,33 +7096,12 @@ export type components = {
             subscription: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /**
-             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
-             * @example ACME-0001
-             */
-            number: string | null;
             currency: string;
-            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_name: string | null;
-            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
-            pdf_sha256: string | null;
-            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
-            invoice_pdf: string | null;
-            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
-            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
-            tax_atom: number;
-            /** @description The tax per rate, summed over the lines. */
-            total_taxes: components["schemas"]["TaxAmount"][];
-            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
-            reverse_charge: boolean;
-            /** @description subtotal − discount + exclusive tax, never negative. */
+            /** @description subtotal − discount, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -8716,22 +7138,6 @@ export type components = {
              */
             updated: string;
         };
-        PostalAddress: {
-            line1: string;
-            line2: string | null;
-            postal_code: string;
-            city: string;
-            /** @description ISO 3166-1 alpha-2, uppercase. */
-            country: string;
-        };
-        TaxId: {
-            /** @enum {string} */
-            type: "eu_vat";
-            /** @description Normalized: uppercase, without spaces, dots or dashes. */
-            value: string;
-            /** @description The issuing country (ISO 3166-1 alpha-2). */
-            country: string;
-        };
         Customer: {
             /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -8739,10 +7145,6 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -8768,10 +7170,6 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -8920,20 +7318,7 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
-                /** @enum {string} */
-                usage_type: "licensed" | "metered";
-                /** @description The meter of a metered price, else null. */
-                meter: string | null;
             } | null;
-            /** @enum {string} */
-            billing_scheme: "per_unit" | "tiered";
-            tiers_mode: ("graduated" | "volume") | null;
-            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
-            tiers: {
-                up_to: number | null;
-                unit_amount_atom: number;
-                flat_amount_atom: number;
-            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -8967,20 +7352,7 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
-                /** @enum {string} */
-                usage_type: "licensed" | "metered";
-                /** @description The meter of a metered price, else null. */
-                meter: string | null;
             } | null;
-            /** @enum {string} */
-            billing_scheme: "per_unit" | "tiered";
-            tiers_mode: ("graduated" | "volume") | null;
-            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
-            tiers: {
-                up_to: number | null;
-                unit_amount_atom: number;
-                flat_amount_atom: number;
-            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -9076,140 +7448,13 @@ export type components = {
              */
             updated: string;
         };
-        ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+        Feature: {
+            /** @example feat_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "api_token";
+            object: "feature";
+            lookup_key: string;
             name: string;
-            /** @enum {string} */
-            kind: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display: string;
-            /** @enum {string} */
-            status: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            last_used_at: string | null;
-            revoked_at: string | null;
-        };
-        WebhookEndpoint: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        /** @description The entity's last state, marked deleted. */
-        WebhookEndpointDeletedObject: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-            /** @constant */
-            deleted: true;
-        };
-        /** @description A dashboard user of the account's organization. */
-        AuditUser: {
-            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
-            id: string;
-            /** @constant */
-            object: "user";
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            role: "owner" | "admin" | "developer" | "viewer";
-        };
-        AccountSettings: {
-            /** @constant */
-            object: "account_settings";
-            /**
-             * @description The account's id.
-             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
-             */
-            id: string;
-            business_name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            tax_id: string | null;
-            support_email: string | null;
-            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
-            invoice_prefix: string;
-            invoice_footer: string | null;
-            /** @enum {string} */
-            default_locale: "en" | "fr" | "de";
-            default_tax_rate: string | null;
-            livemode: boolean;
-        };
-        TaxRate: {
-            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "tax_rate";
-            display_name: string;
-            description: string | null;
-            percentage: number;
-            inclusive: boolean;
-            country: string | null;
-            jurisdiction: string | null;
-            active: boolean;
             metadata: {
                 [key: string]: string;
             };
@@ -9225,65 +7470,128 @@ export type components = {
              */
             updated: string;
         };
-        Meter: {
-            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        ProductFeature: {
+            /** @example prodft_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "meter";
-            event_name: string;
-            display_name: string;
-            /**
-             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
-             * @enum {string}
-             */
-            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
-            value_key: string;
-            /**
-             * @description An inactive meter accepts no events and frees its `event_name`.
-             * @enum {string}
-             */
-            status: "active" | "inactive";
+            object: "product_feature";
+            product: string;
+            feature: components["schemas"]["Feature"];
             livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"];
+        Entitlement: {
+            /**
+             * @description The feature's id.
+             * @example feat_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            feature: string;
+            /** @example advanced_reports */
+            lookup_key: string;
+            /**
+             * @description The subscription that grants it (the oldest, when several do).
+             * @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            source_subscription: string;
+        };
+        CustomerEntitlements: {
+            /** @constant */
+            object: "customer_entitlements";
+            customer: string;
+            /** @description Each active feature once, by `lookup_key`. */
+            items: components["schemas"]["Entitlement"][];
+            livemode: boolean;
+        };
+        PortalConfiguration: {
+            /** @constant */
+            object: "portal_configuration";
+            features: {
+                invoice_history: {
+                    enabled: boolean;
+                };
+                /** @description Update billing details. */
+                customer_update: {
+                    enabled: boolean;
+                };
+                payment_method_update: {
+                    enabled: boolean;
+                };
+                subscription_cancel: {
+                    enabled: boolean;
+                    /**
+                     * @description What a customer's cancel does.
+                     * @enum {string}
+                     */
+                    mode: "immediately" | "at_period_end";
+                    cancellation_reasons: {
+                        enabled: boolean;
+                        options: ("too_expensive" | "missing_features" | "switched_service" | "unused" | "customer_service" | "too_complex" | "low_quality" | "other")[];
+                    };
+                };
+                subscription_pause: {
+                    enabled: boolean;
+                };
+                subscription_update: {
+                    /** @description Switch plan (between `prices`). */
+                    enabled: boolean;
+                    /** @description The recurring prices a customer may switch between (ids). */
+                    prices: string[];
+                    quantity: {
+                        /** @description Change quantity. */
+                        enabled: boolean;
+                        minimum: number;
+                        maximum: number;
+                    };
+                };
+            };
+            branding: {
+                business_name: string | null;
+                accent_color: string | null;
+                /** @description Shown only when it is an `https:` URL (anything else is a 422). */
+                logo_url: string | null;
+            };
+            default_return_url: string | null;
+            /**
+             * @description How a plan or quantity switch applies: through a subscription change request, charged now with the preview's proration. Period-end downgrades come with period-end changes.
+             * @constant
+             */
+            plan_change_rule: "change_request";
+            livemode: boolean;
+            /** @description Null until the account first saves one (the defaults apply). */
+            updated: string | null;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeew9vpdxkcsa0yaa2t6q27p",
+         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *       "data": {
-         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:09:01.281Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.282Z",
+         *       "created": "2026-11-26T04:59:13.220Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentSucceededEvent: {
@@ -9311,8 +7619,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9328,32 +7634,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgef24kf9vf2arn61qs5r23se",
+         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
+         *       "aggregate_id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *       "data": {
-         *         "id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
+         *         "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:09:01.327Z",
+         *         "created": "2026-11-26T04:59:13.267Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *         "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
-         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.329Z",
+         *       "created": "2026-11-26T04:59:13.272Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentFailedEvent: {
@@ -9381,8 +7686,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9398,44 +7701,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefxm6b04g46jhydsyrjbsk2",
+         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *       "data": {
-         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:09:01.281Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:09:01.281Z",
+         *         "created": "2026-11-26T04:59:13.218Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.549Z",
+         *       "created": "2026-11-26T04:59:13.442Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentRefundedEvent: {
@@ -9463,8 +7765,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9480,29 +7780,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgekyjj63ky64nn6hjw471kq0",
+         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *       "data": {
-         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.575Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.575Z",
+         *         "updated": "2026-11-26T04:59:14.480Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.575Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9520,13 +7820,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
-         *       "request_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
+         *       "correlation_id": "req_prod_06h1ce6tnt5r6f5wt7shckh49c69a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:02.580Z",
+         *       "created": "2026-11-26T04:59:14.484Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -9554,8 +7853,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9571,19 +7868,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgemcsssfcdckrf9c0a76db2a",
+         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *       "data": {
-         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.657Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.685Z",
+         *         "updated": "2026-11-26T04:59:14.612Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9592,10 +7889,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.657Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9612,24 +7909,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.657Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.657Z",
+         *         "updated": "2026-11-26T04:59:14.570Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.657Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9646,13 +7943,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
-         *       "request_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
+         *       "correlation_id": "req_prod_06h1ce6v68b4nwgmcgdt9s0f5k7ww",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:02.694Z",
+         *       "created": "2026-11-26T04:59:14.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -9680,8 +7976,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9697,20 +7991,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgemh6vz061s4z8we9c1x015y",
+         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *       "data": {
-         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.657Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.727Z",
+         *         "updated": "2026-11-26T04:59:14.628Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9719,10 +8013,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.657Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9739,14 +8033,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.657Z",
+         *         "created": "2026-11-26T04:59:14.570Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.685Z",
+         *         "updated": "2026-11-26T04:59:14.612Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -9755,10 +8049,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.657Z",
+         *         "expires_at": "2026-11-27T04:59:14.570Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9775,13 +8069,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
-         *       "request_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
+         *       "correlation_id": "req_prod_06h1ce6v89xw426vyfhvnmzddmxqp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:02.729Z",
+         *       "created": "2026-11-26T04:59:14.630Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -9809,8 +8102,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9826,29 +8117,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgem4z1vnsj8250e3a2spzttj",
+         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *       "data": {
-         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:09:02.575Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.629Z",
+         *         "updated": "2026-11-26T04:59:14.552Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0",
+         *         "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.575Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9856,33 +8147,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:09:02.629Z",
+         *         "completed_at": "2026-11-26T04:59:14.552Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cgem2ceh2snmhf1r0gp7rdr7t",
+         *         "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.575Z",
+         *         "created": "2026-11-26T04:59:14.480Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.575Z",
+         *         "updated": "2026-11-26T04:59:14.480Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.575Z",
+         *         "expires_at": "2026-11-27T04:59:14.480Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9899,13 +8190,12 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
-         *       "request_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
+         *       "correlation_id": "req_prod_06h1ce6tsvb1jjjm0pctx3rq5jyp0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:02.632Z",
+         *       "created": "2026-11-26T04:59:14.555Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0"
+         *       "actor_id": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -9933,8 +8223,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9950,29 +8238,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgen2za67tt861kjqw767vdqe",
+         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *       "aggregate_id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *       "data": {
-         *         "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:09:02.743Z",
+         *         "created": "2026-11-26T04:59:14.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:09:02.743Z",
+         *         "updated": "2026-11-27T04:59:14.642Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:09:02.743Z",
-         *         "expires_at": "2026-11-27T05:09:02.743Z",
+         *         "expired_at": "2026-11-27T04:59:14.642Z",
+         *         "expires_at": "2026-11-27T04:59:14.642Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -9989,24 +8277,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
-         *         "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.743Z",
+         *         "created": "2026-11-26T04:59:14.642Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:02.743Z",
+         *         "updated": "2026-11-26T04:59:14.642Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:09:02.743Z",
+         *         "expires_at": "2026-11-27T04:59:14.642Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10023,11 +8311,10 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:09:02.743Z",
+         *       "created": "2026-11-27T04:59:14.642Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10057,8 +8344,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10074,19 +8359,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeevhx3199x33xp53qa158f8",
+         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:09:01.274Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.274Z",
+         *         "updated": "2026-11-26T04:59:13.197Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10099,13 +8384,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.276Z",
+         *       "created": "2026-11-26T04:59:13.200Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -10133,8 +8417,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10150,19 +8432,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeevwm2204tx9j7j47xgheeg",
+         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:09:01.274Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.278Z",
+         *         "updated": "2026-11-26T04:59:13.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10174,14 +8456,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:09:01.274Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.274Z",
+         *         "updated": "2026-11-26T04:59:13.197Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10193,13 +8475,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.279Z",
+         *       "created": "2026-11-26T04:59:13.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -10227,8 +8508,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10244,19 +8523,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgef5zxfkrbatj78wv5xc7ad8",
+         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
+         *       "aggregate_id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *       "data": {
-         *         "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
+         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:09:01.352Z",
+         *         "created": "2026-11-26T04:59:13.289Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.357Z",
+         *         "updated": "2026-11-26T04:59:13.292Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10268,14 +8547,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
+         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:09:01.352Z",
+         *         "created": "2026-11-26T04:59:13.289Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.352Z",
+         *         "updated": "2026-11-26T04:59:13.289Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10287,13 +8566,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
-         *       "request_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
+         *       "correlation_id": "req_prod_06h1ce6p0zfxdwxqpjkh1040ffsdr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.359Z",
+         *       "created": "2026-11-26T04:59:13.294Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -10321,8 +8599,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10338,19 +8614,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefn3axz3r6ask1amb2dq0f8",
+         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *       "data": {
-         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:09:01.476Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.480Z",
+         *         "updated": "2026-11-26T04:59:13.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10362,14 +8638,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:09:01.476Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.478Z",
+         *         "updated": "2026-11-26T04:59:13.356Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10381,13 +8657,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
-         *       "request_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
+         *       "correlation_id": "req_prod_06h1ce6p8ayzqyfned94np9av2g38",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.480Z",
+         *       "created": "2026-11-26T04:59:13.362Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -10415,8 +8690,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10432,19 +8705,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeewh5872reztbrdqk73bgey",
+         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *       "data": {
-         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:09:01.274Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.283Z",
+         *         "updated": "2026-11-26T04:59:13.226Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10456,14 +8729,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:09:01.274Z",
+         *         "created": "2026-11-26T04:59:13.197Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.278Z",
+         *         "updated": "2026-11-26T04:59:13.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10475,13 +8748,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.284Z",
+         *       "created": "2026-11-26T04:59:13.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -10509,8 +8781,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10526,23 +8796,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefpk5y488ahymwjhw32406j",
+         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *       "data": {
-         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:09:01.476Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.491Z",
+         *         "updated": "2026-11-26T04:59:13.378Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:09:01.491Z",
+         *         "canceled_at": "2026-11-26T04:59:13.378Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -10550,14 +8820,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:09:01.476Z",
+         *         "created": "2026-11-26T04:59:13.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.480Z",
+         *         "updated": "2026-11-26T04:59:13.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10569,13 +8839,12 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
-         *       "request_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
+         *       "correlation_id": "req_prod_06h1ce6pbzh0d90gjv5ewkbzycz48",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:01.492Z",
+         *       "created": "2026-11-26T04:59:13.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -10603,8 +8872,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10620,19 +8887,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgef2zyfkeskwy4qncqfxt48c",
+         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *       "aggregate_id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *       "data": {
-         *         "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:09:01.317Z",
+         *         "created": "2026-11-26T04:59:13.257Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.331Z",
+         *         "updated": "2026-11-26T04:59:13.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10644,14 +8911,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:09:01.317Z",
+         *         "created": "2026-11-26T04:59:13.257Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.323Z",
+         *         "updated": "2026-11-26T04:59:13.260Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10663,13 +8930,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
-         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.335Z",
+         *       "created": "2026-11-26T04:59:13.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -10697,8 +8963,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10714,19 +8978,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefjz394gra5q4ajtj4kksyy",
+         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
+         *       "aggregate_id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *       "data": {
-         *         "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
+         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:09:01.382Z",
+         *         "created": "2026-11-26T04:59:13.319Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.460Z",
+         *         "updated": "2026-11-26T04:59:13.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10738,14 +9002,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
+         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:09:01.382Z",
+         *         "created": "2026-11-26T04:59:13.319Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:09:01.445Z",
+         *         "updated": "2026-11-26T04:59:13.321Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10757,13 +9021,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
-         *       "request_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
+         *       "correlation_id": "req_prod_06h1ce6p3gvpa67cksps38hw3rk34",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.463Z",
+         *       "created": "2026-11-26T04:59:13.328Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -10791,8 +9054,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10808,45 +9069,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgekbfbpa0s0td8avt5c8kqy2",
+         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.409Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.083Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
-         *       "request_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
+         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:02.428Z",
+         *       "created": "2026-11-26T04:59:14.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -10874,8 +9134,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10891,25 +9149,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgekj8q54egt4px06z47drq78",
+         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.479Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.188Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -10917,46 +9175,45 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.409Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.083Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
-         *       "request_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
+         *       "correlation_id": "req_prod_06h1ce6sfx8wtv5nn0a9m2t2hkmfm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:02.482Z",
+         *       "created": "2026-11-26T04:59:14.204Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -10984,8 +9241,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11001,53 +9256,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgekm5742f49x7kgvg392m3fa",
+         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.495Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.267Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:09:02.495Z",
+         *         "paused_at": "2026-11-26T04:59:14.267Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.479Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.188Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11055,20 +9310,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
-         *       "request_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
+         *       "correlation_id": "req_prod_06h1ce6st79y603s93enrjjken8e2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:02.497Z",
+         *       "created": "2026-11-26T04:59:14.279Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -11096,8 +9350,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11113,25 +9365,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgekpan8pvvdxx9hgz6n19j3c",
+         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.512Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11139,48 +9391,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.495Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.267Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:09:02.495Z",
+         *         "paused_at": "2026-11-26T04:59:14.267Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
-         *       "request_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
+         *       "correlation_id": "req_prod_06h1ce6t110nx7har534svgz937pg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:02.514Z",
+         *       "created": "2026-11-26T04:59:14.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -11208,8 +9459,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11225,53 +9474,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeksjdnfn0zwrbv9phfwwwxm",
+         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *       "data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.529Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.374Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:09:02.529Z",
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "cancelled_at": "2026-11-26T04:59:14.374Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:02.409Z",
-         *         "updated": "2026-11-26T05:09:02.512Z",
+         *         "created": "2026-11-26T04:59:14.083Z",
+         *         "updated": "2026-11-26T04:59:14.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11279,20 +9528,19 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *         "current_period_end": "2026-12-26T05:09:02.409Z",
+         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *         "current_period_end": "2026-12-26T04:59:14.083Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.409Z",
+         *         "current_period_start": "2026-11-26T04:59:14.083Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
-         *       "request_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
+         *       "correlation_id": "req_prod_06h1ce6t86fhmyf4sfnpm2fhr87ty",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:09:02.540Z",
+         *       "created": "2026-11-26T04:59:14.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -11320,8 +9568,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11337,43 +9583,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgen7excfwe5wh3tmc020rj7r",
+         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *       "aggregate_id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *       "data": {
-         *         "id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *         "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cgekw8y53ncpr46x4zj2jjwrg",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:09:02.560Z",
-         *         "updated": "2026-11-26T05:09:02.560Z",
+         *         "created": "2026-11-26T04:59:14.448Z",
+         *         "updated": "2026-11-26T04:59:14.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:09:02.560Z",
+         *         "trial_end": "2026-12-03T04:59:14.448Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:09:02.560Z",
+         *         "current_period_end": "2026-12-03T04:59:14.448Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:09:02.560Z",
+         *         "current_period_start": "2026-11-26T04:59:14.448Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:09:02.560Z",
+         *       "created": "2026-11-30T04:59:14.448Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11403,8 +9648,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11420,69 +9663,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeg4716ttppzd9s1fvc91xy2",
+         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.595Z",
+         *         "updated": "2026-11-26T04:59:13.494Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
          *         "description": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
-         *       "request_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
+         *       "correlation_id": "req_prod_06h1ce6ptdyeqftj8fwj9sezsa1p0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.601Z",
+         *       "created": "2026-11-26T04:59:13.501Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -11510,8 +9740,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11527,118 +9755,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeghgnfah6n62prmvgc688yt",
+         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.642Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.595Z",
+         *         "updated": "2026-11-26T04:59:13.494Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
          *         "description": null,
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
-         *       "request_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
+         *       "correlation_id": "req_prod_06h1ce6pzfma0z6msfn5nv7na2by6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.709Z",
+         *       "created": "2026-11-26T04:59:13.537Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -11666,8 +9869,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11683,118 +9884,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgegr1zv25pp256p0askx1mpp",
+         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:09:01.595Z",
-         *         "paid_at": "2026-11-26T05:09:01.758Z",
-         *         "updated": "2026-11-26T05:09:01.758Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.642Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
-         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.760Z",
+         *       "created": "2026-11-26T04:59:13.600Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaidEvent: {
@@ -11822,8 +9998,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11839,118 +10013,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgegrb91pmts4jh4381zxvykg",
+         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:09:01.595Z",
-         *         "paid_at": "2026-11-26T05:09:01.758Z",
-         *         "updated": "2026-11-26T05:09:01.758Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:01.595Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.642Z",
+         *         "updated": "2026-11-26T04:59:13.534Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
-         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:01.762Z",
+         *       "created": "2026-11-26T04:59:13.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -11978,8 +10127,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11995,69 +10142,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgehgt2gcc8yrjmgw0j9aa7g4",
+         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
+         *       "aggregate_id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *       "data": {
-         *         "id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
+         *         "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeh6dkgtn0qpgexfgf0yfc3e",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:01.873Z",
+         *         "created": "2026-11-26T04:59:13.726Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.892Z",
+         *         "updated": "2026-11-26T04:59:13.747Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.892Z",
+         *         "finalized_at": "2026-11-26T04:59:13.747Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgehe2c5kfzdyszr1256ec6fe",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
-         *       "request_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
+         *       "correlation_id": "req_prod_06h1ce6qwep98g47dnw249zvtmbve",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.958Z",
+         *       "created": "2026-11-26T04:59:13.774Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12085,8 +10219,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12102,69 +10234,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgehszgd6kcs7rhrx7bs2jaw6",
+         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
+         *       "aggregate_id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *       "data": {
-         *         "id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
+         *         "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgehjpgj2fn17k1rc81mm2wp2",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:01.972Z",
+         *         "created": "2026-11-26T04:59:13.802Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:01.987Z",
+         *         "updated": "2026-11-26T04:59:13.867Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.987Z",
+         *         "finalized_at": "2026-11-26T04:59:13.867Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgehr36d264cjb6xt6nwrj7bm",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
-         *       "request_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
+         *       "correlation_id": "req_prod_06h1ce6raj593s162ehb63hth57fe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:02.031Z",
+         *       "created": "2026-11-26T04:59:13.884Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -12192,8 +10311,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12209,116 +10326,91 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgen00ggmaw7s5fezdkvzbet8",
+         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
+         *       "aggregate_id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *       "data": {
-         *         "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
+         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.348Z",
+         *         "created": "2026-11-26T04:59:14.038Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:09:02.323Z",
+         *         "updated": "2026-11-27T04:59:14.018Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:09:02.323Z",
+         *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:09:02.323Z",
-         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
+         *         "overdue_at": "2026-11-27T04:59:14.018Z",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.370Z",
+         *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
+         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.348Z",
+         *         "created": "2026-11-26T04:59:14.038Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:02.370Z",
+         *         "updated": "2026-11-26T04:59:14.058Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:09:02.323Z",
+         *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.370Z",
+         *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:09:02.323Z",
+         *       "created": "2026-11-27T04:59:14.018Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12348,8 +10440,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12365,118 +10455,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgejasqfc79mtfrv6z59jrnxa",
+         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgehwv70vj7258455vc24z274",
+         *       "aggregate_id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *       "data": {
-         *         "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
+         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:09:02.054Z",
+         *         "created": "2026-11-26T04:59:13.896Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:02.163Z",
+         *         "updated": "2026-11-26T04:59:13.948Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:09:02.163Z",
+         *         "voided_at": "2026-11-26T04:59:13.948Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.091Z",
+         *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
+         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.054Z",
+         *         "created": "2026-11-26T04:59:13.896Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:02.091Z",
+         *         "updated": "2026-11-26T04:59:13.925Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.091Z",
+         *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
-         *       "request_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
+         *       "correlation_id": "req_prod_06h1ce6rk4gnqmgxv5rkqz41wkaxm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:02.166Z",
+         *       "created": "2026-11-26T04:59:13.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -12504,8 +10569,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12521,118 +10584,93 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgejtyb0bz0vaxh3jgdems38w",
+         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
+         *       "aggregate_id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *       "data": {
-         *         "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
+         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:09:02.202Z",
+         *         "created": "2026-11-26T04:59:13.974Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:02.293Z",
+         *         "updated": "2026-11-26T04:59:14.000Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.230Z",
+         *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:09:02.293Z"
+         *         "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
+         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:09:02.202Z",
+         *         "created": "2026-11-26T04:59:13.974Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:09:02.230Z",
+         *         "updated": "2026-11-26T04:59:13.989Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:02.230Z",
+         *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
-         *       "request_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
+         *       "correlation_id": "req_prod_06h1ce6rsmy25w624pmdjjfqhcgaa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:02.295Z",
+         *       "created": "2026-11-26T04:59:14.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -12660,8 +10698,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12677,69 +10713,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgegyk3q75zw81c4gmw491zgy",
+         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *       "data": {
-         *         "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *             "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:09:01.595Z",
-         *         "paid_at": "2026-11-26T05:09:01.758Z",
-         *         "updated": "2026-11-26T05:09:01.758Z",
+         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "paid_at": "2026-11-26T04:59:13.597Z",
+         *         "updated": "2026-11-26T04:59:13.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:09:01.642Z",
+         *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
-         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
-         *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *         "reverse_charge": false,
+         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
-         *       "request_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
+         *       "correlation_id": "req_prod_06h1ce6qmraydc8q3jz52bc2cbrzg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:09:01.812Z",
+         *       "created": "2026-11-26T04:59:13.713Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -12767,8 +10790,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12784,67 +10805,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgenbgrtyh0qyq7qgrs4aey3w",
+         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
+         *       "aggregate_id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *       "data": {
-         *         "id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
+         *         "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cgenas8bh9773177h7k864rgg",
-         *             "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *             "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
+         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *             "quantity": 1,
-         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
-         *             "tax_amounts": [],
-         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
-         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:09:02.560Z",
+         *         "created": "2026-11-30T04:59:14.448Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:09:02.560Z",
+         *         "updated": "2026-11-30T04:59:14.448Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
-         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
-         *         "invoice_pdf": null,
-         *         "total_taxes": [],
+         *         "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *         "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "attempt_count": 0,
-         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
-         *         "customer_email": null,
          *         "payment_intent": null,
-         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
-         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgems4yh0w7r5cmy76seztpx4",
-         *       "request_id": null,
+         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:09:02.560Z",
+         *       "created": "2026-11-30T04:59:14.448Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12874,8 +10882,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12891,34 +10897,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeebgaddpc7gq4554s1qcenj",
+         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
-         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T05:09:01.146Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:09:01.146Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
-         *       "request_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
+         *       "correlation_id": "req_prod_06h1ce6mthraxww5k2c6hcwjxx0w6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.148Z",
+         *       "created": "2026-11-26T04:59:12.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerCreatedEvent: {
@@ -12946,8 +10947,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12963,48 +10962,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeeecaz5y8s9872mdy9x5tk8",
+         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
-         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T05:09:01.146Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:09:01.169Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:13.022Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T05:09:01.146Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:09:01.146Z",
+         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
-         *       "request_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
+         *       "correlation_id": "req_prod_06h1ce6mzjk46d4ce80xrzzj09x0c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.171Z",
+         *       "created": "2026-11-26T04:59:13.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -13032,8 +11022,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13049,49 +11037,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeej99792m8hqn3bb94zvxqw",
+         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
+         *       "aggregate_id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *       "data": {
-         *         "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
+         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T05:09:01.188Z",
+         *         "created": "2026-11-26T04:59:13.041Z",
          *         "deleted": true,
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:09:01.200Z",
+         *         "updated": "2026-11-26T04:59:13.082Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
+         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
-         *         "address": null,
-         *         "created": "2026-11-26T05:09:01.188Z",
-         *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:09:01.188Z",
+         *         "created": "2026-11-26T04:59:13.041Z",
+         *         "updated": "2026-11-26T04:59:13.041Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {},
-         *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "custom_fields": {}
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
-         *       "request_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
+         *       "correlation_id": "req_prod_06h1ce6n6b6ev6rjw5cmsepz80f2p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.202Z",
+         *       "created": "2026-11-26T04:59:13.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDeletedEvent: {
@@ -13119,8 +11098,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13136,21 +11113,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeem9xh741mgdc36hx2m0ab8",
+         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T05:09:01.216Z",
+         *         "start": "2026-11-26T04:59:13.107Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:00.989Z",
-         *           "updated": "2026-11-26T05:09:01.216Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:13.107Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13163,18 +11140,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
-         *       "request_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
+         *       "correlation_id": "req_prod_06h1ce6n9cj9zdm8e14n01atytxfy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.218Z",
+         *       "created": "2026-11-26T04:59:13.119Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -13202,8 +11178,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13219,21 +11193,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeer1mrspxwcdw10bqqswrpg",
+         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T05:09:01.239Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:01.004Z",
-         *           "updated": "2026-11-26T05:09:01.239Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13246,20 +11220,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T05:09:01.216Z",
+         *         "start": "2026-11-26T04:59:13.107Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:00.989Z",
-         *           "updated": "2026-11-26T05:09:01.216Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:13.107Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13272,17 +11246,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
-         *       "request_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
+         *       "correlation_id": "req_prod_06h1ce6nfssdmgzacwfxyr8aq4jqj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.248Z",
+         *       "created": "2026-11-26T04:59:13.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -13310,8 +11283,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13327,21 +11298,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeesfyq93m0st56d34f4tmsr",
+         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *       "data": {
-         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T05:09:01.239Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:01.004Z",
-         *           "updated": "2026-11-26T05:09:01.239Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13355,20 +11326,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *         "end": null,
-         *         "start": "2026-11-26T05:09:01.239Z",
+         *         "start": "2026-11-26T04:59:13.152Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
+         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:01.004Z",
-         *           "updated": "2026-11-26T05:09:01.239Z",
+         *           "created": "2026-11-26T04:59:12.447Z",
+         *           "updated": "2026-11-26T04:59:13.152Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13381,17 +11352,16 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
-         *       "request_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
+         *       "correlation_id": "req_prod_06h1ce6nj6xf7re1ntsqj1p66ncp2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.260Z",
+         *       "created": "2026-11-26T04:59:13.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -13419,8 +11389,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13436,17 +11404,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgedqx2yrgcqtjjs1hrh8w0n4",
+         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *       "data": {
-         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:09:00.989Z",
-         *         "updated": "2026-11-26T05:09:00.989Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.374Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13460,13 +11428,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
-         *       "request_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
+         *       "correlation_id": "req_prod_06h1ce6je679p860v8f1j6ecmrmpr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.991Z",
+         *       "created": "2026-11-26T04:59:12.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponCreatedEvent: {
@@ -13494,8 +11461,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13511,17 +11476,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgedwbxb4p8xfcrjwkc630418",
+         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *       "data": {
-         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:09:00.989Z",
-         *         "updated": "2026-11-26T05:09:01.022Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.496Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13534,12 +11499,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:09:00.989Z",
-         *         "updated": "2026-11-26T05:09:00.989Z",
+         *         "created": "2026-11-26T04:59:12.374Z",
+         *         "updated": "2026-11-26T04:59:12.374Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13552,13 +11517,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
-         *       "request_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
+         *       "correlation_id": "req_prod_06h1ce6jvxae2kpb5ny4k2jbg2bst",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.026Z",
+         *       "created": "2026-11-26T04:59:12.504Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponUpdatedEvent: {
@@ -13586,8 +11550,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13603,18 +11565,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgee04ecrd9cqrchbvjvkhvpy",
+         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
+         *       "aggregate_id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *       "data": {
-         *         "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
+         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:09:01.044Z",
+         *         "created": "2026-11-26T04:59:12.542Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:09:01.056Z",
+         *         "updated": "2026-11-26T04:59:12.602Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13627,12 +11589,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
+         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:09:01.044Z",
-         *         "updated": "2026-11-26T05:09:01.044Z",
+         *         "created": "2026-11-26T04:59:12.542Z",
+         *         "updated": "2026-11-26T04:59:12.542Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -13645,13 +11607,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
-         *       "request_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
+         *       "correlation_id": "req_prod_06h1ce6ka26smwexrwme1ycsekewg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.057Z",
+         *       "created": "2026-11-26T04:59:12.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         CouponDeletedEvent: {
@@ -13679,8 +11640,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13696,42 +11655,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgedafm5hs57cfet4bbg59war",
+         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *       "data": {
-         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:09:00.881Z",
-         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
-         *         "updated": "2026-11-26T05:09:00.881Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
-         *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
-         *       "request_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
+         *       "correlation_id": "req_prod_06h1ce6fesj8s4kjmrz5mrs52wr9e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.883Z",
+         *       "created": "2026-11-26T04:59:11.612Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceCreatedEvent: {
@@ -13759,8 +11712,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13776,64 +11727,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgedew0j836ss9fptk8ggrnd4",
+         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *       "data": {
-         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:09:00.881Z",
-         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
-         *         "updated": "2026-11-26T05:09:00.917Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.659Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
-         *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:09:00.881Z",
-         *         "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
-         *         "updated": "2026-11-26T05:09:00.881Z",
+         *         "created": "2026-11-26T04:59:11.610Z",
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "updated": "2026-11-26T04:59:11.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
-         *           "meter": null,
          *           "interval": "month",
-         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
-         *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
-         *       "request_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
+         *       "correlation_id": "req_prod_06h1ce6fmdtxvfhedwxg5fzqbd80j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.919Z",
+         *       "created": "2026-11-26T04:59:11.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceUpdatedEvent: {
@@ -13861,8 +11801,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13878,55 +11816,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgedkp0q35dmdv2nhaxdt1ae0",
+         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
+         *       "aggregate_id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *       "data": {
-         *         "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
+         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:09:00.938Z",
+         *         "created": "2026-11-26T04:59:11.703Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
-         *         "updated": "2026-11-26T05:09:00.956Z",
+         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "updated": "2026-11-26T04:59:11.954Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
-         *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
+         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
-         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:09:00.938Z",
-         *         "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
-         *         "updated": "2026-11-26T05:09:00.938Z",
+         *         "created": "2026-11-26T04:59:11.703Z",
+         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "updated": "2026-11-26T04:59:11.703Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
-         *         "tiers_mode": null,
-         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
-         *       "request_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
+         *       "correlation_id": "req_prod_06h1ce6gj7fbszb2wrj75ks5c90vw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.957Z",
+         *       "created": "2026-11-26T04:59:12.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         PriceDeletedEvent: {
@@ -13954,8 +11885,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -13971,30 +11900,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cged4pteqxzqsy2j0y3cab28p",
+         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *       "data": {
-         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:09:00.835Z",
-         *         "updated": "2026-11-26T05:09:00.835Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
-         *       "request_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
+         *       "correlation_id": "req_prod_06h1ce6dwf3e9qhqz16bgezjnt7py",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.837Z",
+         *       "created": "2026-11-26T04:59:11.228Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductCreatedEvent: {
@@ -14022,8 +11950,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14039,40 +11965,39 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cged6xth0p8y4f0y3hj9v8akm",
+         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *       "data": {
-         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:09:00.835Z",
-         *         "updated": "2026-11-26T05:09:00.854Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.526Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:09:00.835Z",
-         *         "updated": "2026-11-26T05:09:00.835Z",
+         *         "created": "2026-11-26T04:59:11.223Z",
+         *         "updated": "2026-11-26T04:59:11.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
-         *       "request_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
+         *       "correlation_id": "req_prod_06h1ce6f4c524pze2m83e3x64st64",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.855Z",
+         *       "created": "2026-11-26T04:59:11.529Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductUpdatedEvent: {
@@ -14100,8 +12025,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14117,41 +12040,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgednssyd4xqcwbavekxa2n68",
+         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *       "aggregate_id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *       "data": {
-         *         "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:09:00.867Z",
+         *         "created": "2026-11-26T04:59:11.586Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:09:00.973Z",
+         *         "updated": "2026-11-26T04:59:12.311Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:09:00.867Z",
-         *         "updated": "2026-11-26T05:09:00.867Z",
+         *         "created": "2026-11-26T04:59:11.586Z",
+         *         "updated": "2026-11-26T04:59:11.586Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
-         *       "request_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
+         *       "correlation_id": "req_prod_06h1ce6j44r3mkdqhwz6sc524xnn0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.975Z",
+         *       "created": "2026-11-26T04:59:12.315Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         ProductDeletedEvent: {
@@ -14179,8 +12101,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14196,18 +12116,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefwm952t855k8aerdyt4dft",
+         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *       "data": {
-         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:09:01.539Z",
-         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
-         *         "updated": "2026-11-26T05:09:01.539Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.427Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14216,13 +12136,12 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.541Z",
+         *       "created": "2026-11-26T04:59:13.431Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundCreatedEvent: {
@@ -14250,8 +12169,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14267,18 +12184,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgefx5reaqadkbqj1wpmhmv7w",
+         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *       "data": {
-         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:09:01.539Z",
-         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
-         *         "updated": "2026-11-26T05:09:01.543Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.433Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14286,13 +12203,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:09:01.539Z",
-         *         "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
-         *         "updated": "2026-11-26T05:09:01.539Z",
+         *         "created": "2026-11-26T04:59:13.427Z",
+         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "updated": "2026-11-26T04:59:13.427Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14300,13 +12217,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.545Z",
+         *       "created": "2026-11-26T04:59:13.434Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundUpdatedEvent: {
@@ -14334,8 +12250,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14351,18 +12265,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeg1nd8n6d5mxg8p2zhenaaj",
+         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
+         *       "aggregate_id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *       "data": {
-         *         "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
+         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:09:01.574Z",
-         *         "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
-         *         "updated": "2026-11-26T05:09:01.578Z",
+         *         "created": "2026-11-26T04:59:13.473Z",
+         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *         "updated": "2026-11-26T04:59:13.477Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14370,13 +12284,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
+         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:09:01.574Z",
-         *         "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
-         *         "updated": "2026-11-26T05:09:01.574Z",
+         *         "created": "2026-11-26T04:59:13.473Z",
+         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *         "updated": "2026-11-26T04:59:13.473Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14384,13 +12298,12 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
-         *       "request_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
+         *       "correlation_id": "req_prod_06h1ce6pqhtznmepbb41xag7r81zr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.581Z",
+         *       "created": "2026-11-26T04:59:13.483Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
         RefundFailedEvent: {
@@ -14418,8 +12331,6 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14435,62 +12346,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
-         *       "type": "api_token.created",
-         *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
+         *       "type": "feature.created",
+         *       "aggregate_type": "feature",
+         *       "aggregate_id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
          *       "data": {
-         *         "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
-         *         "kind": "secret",
-         *         "name": "catalogue",
-         *         "object": "api_token",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:08:59.552Z",
-         *         "display": "st_prod_…jvbn",
-         *         "revoked_at": null,
-         *         "last_used_at": null
+         *         "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *         "name": "Reports",
+         *         "object": "feature",
+         *         "created": "2026-11-26T04:59:12.647Z",
+         *         "updated": "2026-11-26T04:59:12.647Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
-         *       "request_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1ce6kgnk6q3y1v5w4gsc680exw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.560Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "created": "2026-11-26T04:59:12.649Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
-        ApiTokenCreatedEvent: {
+        FeatureCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "api_token.created";
+            type: "feature.created";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "api_token";
+            aggregate_type: "feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
+            data: components["schemas"]["Feature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
+            previous_data: components["schemas"]["Feature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14506,150 +12410,62 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
-         *       "type": "api_token.revoked",
-         *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
+         *       "type": "product_feature.attached",
+         *       "aggregate_type": "product_feature",
+         *       "aggregate_id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
          *       "data": {
-         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
-         *         "kind": "publishable",
-         *         "name": "spare",
-         *         "object": "api_token",
-         *         "status": "revoked",
-         *         "created": "2026-11-26T05:08:59.772Z",
-         *         "display": "pt_prod_…ffdb",
-         *         "revoked_at": "2026-11-26T05:08:59.794Z",
-         *         "last_used_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
-         *         "kind": "publishable",
-         *         "name": "spare",
-         *         "object": "api_token",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:08:59.772Z",
-         *         "display": "pt_prod_…ffdb",
-         *         "revoked_at": null,
-         *         "last_used_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
-         *       "request_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
-         *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T05:08:59.804Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
-         *     }
-         */
-        ApiTokenRevokedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "api_token.revoked";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "api_token";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["ApiToken"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["ApiToken"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
-         *       "type": "webhook_endpoint.created",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.838Z",
-         *         "livemode": false,
-         *         "description": null,
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
+         *         "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
+         *         "object": "product_feature",
+         *         "created": "2026-11-26T04:59:12.681Z",
+         *         "feature": {
+         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *           "name": "Reports",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:59:12.647Z",
+         *           "updated": "2026-11-26T04:59:12.647Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "lookup_key": "reports"
+         *         },
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "livemode": false
          *       },
          *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
-         *       "request_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1ce6kk8cj9qf8384rwkyn64k4w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.848Z",
+         *       "created": "2026-11-26T04:59:12.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
-        WebhookEndpointCreatedEvent: {
+        ProductFeatureAttachedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.created";
+            type: "product_feature.attached";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "product_feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["ProductFeature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["ProductFeature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14665,86 +12481,62 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
-         *       "type": "webhook_endpoint.updated",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
+         *       "type": "product_feature.detached",
+         *       "aggregate_type": "product_feature",
+         *       "aggregate_id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.885Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
+         *         "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
+         *         "object": "product_feature",
+         *         "created": "2026-11-26T04:59:12.794Z",
+         *         "feature": {
+         *           "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
+         *           "name": "Beta",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:59:12.715Z",
+         *           "updated": "2026-11-26T04:59:12.715Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "lookup_key": "beta"
+         *         },
+         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "livemode": false
          *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.838Z",
-         *         "livemode": false,
-         *         "description": null,
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
-         *       "request_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1ce6m96ztbdsnn4qg1bm99tw4a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:08:59.888Z",
+         *       "created": "2026-11-26T04:59:12.876Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
-        WebhookEndpointUpdatedEvent: {
+        ProductFeatureDetachedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.updated";
+            type: "product_feature.detached";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "product_feature";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["ProductFeature"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["ProductFeature"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14760,182 +12552,62 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
-         *       "type": "webhook_endpoint.deleted",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
+         *       "type": "customer.entitlements.updated",
+         *       "aggregate_type": "customer_entitlements",
+         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
+         *         "items": [
+         *           {
+         *             "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *             "lookup_key": "reports",
+         *             "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
+         *           }
          *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "deleted": true,
-         *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.976Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         "object": "customer_entitlements",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.956Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         "items": [],
+         *         "object": "customer_entitlements",
+         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "livemode": false
          *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
-         *       "request_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
-         *       "version": 1,
-         *       "sequence": 6,
-         *       "created": "2026-11-26T05:08:59.977Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        WebhookEndpointDeletedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.deleted";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpointDeletedObject"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
-         *       "type": "webhook_endpoint.disabled",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.911Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.885Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
-         *       "request_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:08:59.913Z",
+         *       "created": "2026-11-26T04:59:14.115Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
-        WebhookEndpointDisabledEvent: {
+        CustomerEntitlementsUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "webhook_endpoint.disabled";
+            type: "customer.entitlements.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "webhook_endpoint";
+            aggregate_type: "customer_entitlements";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
+            data: components["schemas"]["CustomerEntitlements"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            previous_data: components["schemas"]["CustomerEntitlements"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -14951,1004 +12623,148 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
-         *       "type": "webhook_endpoint.enabled",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
+         *       "type": "portal_configuration.updated",
+         *       "aggregate_type": "portal_configuration",
+         *       "aggregate_id": "acc_prod_06h1ce6cz1qzjhv5rqv75wgabpwbt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.928Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.911Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
-         *       "request_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
-         *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-26T05:08:59.929Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        WebhookEndpointEnabledEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.enabled";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
-         *       "type": "webhook_endpoint.secret_rotated",
-         *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.956Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
-         *       },
-         *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *         "url": "https://example.com/audit",
-         *         "events": [
-         *           "customer.created"
-         *         ],
-         *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
-         *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.928Z",
-         *         "livemode": false,
-         *         "description": "Audit",
-         *         "disabled_at": null,
-         *         "failing_since": null,
-         *         "disabled_reason": null,
-         *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": null
-         *       },
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
-         *       "request_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
-         *       "version": 1,
-         *       "sequence": 5,
-         *       "created": "2026-11-26T05:08:59.960Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        WebhookEndpointSecretRotatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.secret_rotated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "webhook_endpoint";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["WebhookEndpoint"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["WebhookEndpoint"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
-         *       "type": "user.signed_in",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.519Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
-         *     }
-         */
-        UserSignedInEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_in";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
-         *       "type": "user.sign_in_failed",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.159Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
-         *     }
-         */
-        UserSignInFailedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.sign_in_failed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
-         *       "type": "user.signed_out",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": null,
-         *         "client_address": null
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:00.755Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
-         *     }
-         */
-        UserSignedOutEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_out";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
-         *       "type": "user.password_changed",
-         *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *         "name": "Test User",
-         *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
-         *         "object": "user"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {
-         *         "user_agent": "node",
-         *         "client_address": "127.0.0.1"
-         *       },
-         *       "correlation_id": null,
-         *       "request_id": null,
-         *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:00.657Z",
-         *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
-         *     }
-         */
-        UserPasswordChangedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.password_changed";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "user";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["AuditUser"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AuditUser"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
-         *       "type": "account.settings_updated",
-         *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
-         *       "data": {
-         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
-         *         "object": "account_settings",
-         *         "tax_id": null,
-         *         "address": {
-         *           "city": "Berlin",
-         *           "line1": "Unter den Linden 1",
-         *           "line2": null,
-         *           "country": "DE",
-         *           "postal_code": "10117"
+         *         "object": "portal_configuration",
+         *         "updated": "2026-11-26T04:59:12.946Z",
+         *         "branding": {
+         *           "logo_url": null,
+         *           "accent_color": null,
+         *           "business_name": null
+         *         },
+         *         "features": {
+         *           "customer_update": {
+         *             "enabled": true
+         *           },
+         *           "invoice_history": {
+         *             "enabled": true
+         *           },
+         *           "subscription_pause": {
+         *             "enabled": true
+         *           },
+         *           "subscription_cancel": {
+         *             "mode": "at_period_end",
+         *             "enabled": true,
+         *             "cancellation_reasons": {
+         *               "enabled": true,
+         *               "options": [
+         *                 "too_expensive",
+         *                 "missing_features",
+         *                 "switched_service",
+         *                 "unused",
+         *                 "customer_service",
+         *                 "too_complex",
+         *                 "low_quality",
+         *                 "other"
+         *               ]
+         *             }
+         *           },
+         *           "subscription_update": {
+         *             "prices": [],
+         *             "enabled": false,
+         *             "quantity": {
+         *               "enabled": false,
+         *               "maximum": 100,
+         *               "minimum": 1
+         *             }
+         *           },
+         *           "payment_method_update": {
+         *             "enabled": true
+         *           }
          *         },
          *         "livemode": false,
-         *         "business_name": "Example GmbH",
-         *         "support_email": null,
-         *         "default_locale": "en",
-         *         "invoice_footer": null,
-         *         "invoice_prefix": "EXAMPLEGMBH",
-         *         "default_tax_rate": null
+         *         "plan_change_rule": "change_request",
+         *         "default_return_url": null
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
-         *         "object": "account_settings",
-         *         "tax_id": null,
-         *         "address": null,
+         *         "object": "portal_configuration",
+         *         "updated": null,
+         *         "branding": {
+         *           "logo_url": null,
+         *           "accent_color": null,
+         *           "business_name": null
+         *         },
+         *         "features": {
+         *           "customer_update": {
+         *             "enabled": true
+         *           },
+         *           "invoice_history": {
+         *             "enabled": true
+         *           },
+         *           "subscription_pause": {
+         *             "enabled": false
+         *           },
+         *           "subscription_cancel": {
+         *             "mode": "at_period_end",
+         *             "enabled": true,
+         *             "cancellation_reasons": {
+         *               "enabled": true,
+         *               "options": [
+         *                 "too_expensive",
+         *                 "missing_features",
+         *                 "switched_service",
+         *                 "unused",
+         *                 "customer_service",
+         *                 "too_complex",
+         *                 "low_quality",
+         *                 "other"
+         *               ]
+         *             }
+         *           },
+         *           "subscription_update": {
+         *             "prices": [],
+         *             "enabled": false,
+         *             "quantity": {
+         *               "enabled": false,
+         *               "maximum": 100,
+         *               "minimum": 1
+         *             }
+         *           },
+         *           "payment_method_update": {
+         *             "enabled": true
+         *           }
+         *         },
          *         "livemode": false,
-         *         "business_name": null,
-         *         "support_email": null,
-         *         "default_locale": "en",
-         *         "invoice_footer": null,
-         *         "invoice_prefix": "TESTCOSANDBO",
-         *         "default_tax_rate": null
+         *         "plan_change_rule": "change_request",
+         *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
-         *       "request_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
+         *       "correlation_id": "req_prod_06h1ce6mnz2nhz7gest1av30tjxsc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.779Z",
+         *       "created": "2026-11-26T04:59:12.950Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
          *     }
          */
-        AccountSettingsUpdatedEvent: {
+        PortalConfigurationUpdatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "account.settings_updated";
+            type: "portal_configuration.updated";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "account_settings";
+            aggregate_type: "portal_configuration";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["AccountSettings"];
+            data: components["schemas"]["PortalConfiguration"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["AccountSettings"] | null;
+            previous_data: components["schemas"]["PortalConfiguration"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
-         *       "type": "tax_rate.created",
-         *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *       "data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *         "active": true,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.800Z",
-         *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
-         *       "request_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.802Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        TaxRateCreatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tax_rate.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "tax_rate";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
-         *       "type": "tax_rate.updated",
-         *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *       "data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *         "active": false,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.820Z",
-         *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
-         *       },
-         *       "previous_data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *         "active": true,
-         *         "object": "tax_rate",
-         *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.800Z",
-         *         "livemode": false,
-         *         "metadata": {},
-         *         "inclusive": false,
-         *         "percentage": 19,
-         *         "description": null,
-         *         "display_name": "VAT",
-         *         "jurisdiction": null
-         *       },
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
-         *       "request_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
-         *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.821Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        TaxRateUpdatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tax_rate.updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "tax_rate";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["TaxRate"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["TaxRate"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
-         *       "type": "meter.created",
-         *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.073Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "API requests"
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
-         *       "request_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.074Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        MeterCreatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "meter.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
-         *       "type": "meter.updated",
-         *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.101Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "Requests"
-         *       },
-         *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.073Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "API requests"
-         *       },
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
-         *       "request_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
-         *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.102Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        MeterUpdatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "meter.updated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
-         *       "type": "meter.deactivated",
-         *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "inactive",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.117Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "Requests"
-         *       },
-         *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.101Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "Requests"
-         *       },
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
-         *       "request_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
-         *       "version": 1,
-         *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.118Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        MeterDeactivatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "meter.deactivated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
-         *       "type": "meter.reactivated",
-         *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.131Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "Requests"
-         *       },
-         *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *         "object": "meter",
-         *         "status": "inactive",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.117Z",
-         *         "livemode": false,
-         *         "value_key": "value",
-         *         "event_name": "api_request",
-         *         "aggregation": "count",
-         *         "display_name": "Requests"
-         *       },
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
-         *       "request_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
-         *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:01.131Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
-         *     }
-         */
-        MeterReactivatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "meter.reactivated";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "meter";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["Meter"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["Meter"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -16094,8 +12910,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        /** Format: binary */
-        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -16251,6 +13065,40 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        WebhookEndpoint: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
         DeletedWebhookEndpoint: {
             id: string;
             /** @constant */
@@ -16378,26 +13226,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cgeew9vpdxkcsa0yaa2t6q27p",
+         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:09:01.281Z",
+         *           "created": "2026-11-26T04:59:13.218Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -16455,22 +13303,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cgef24kf9vf2arn61qs5r23se",
+         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cgef1zfhrcnbw3ehhzm1eq85t",
+         *           "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:09:01.327Z",
+         *           "created": "2026-11-26T04:59:13.267Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *           "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -16507,22 +13355,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cgefxm6b04g46jhydsyrjbsk2",
+         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
+         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:09:01.281Z",
+         *           "created": "2026-11-26T04:59:13.218Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -16563,32 +13411,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgekyjj63ky64nn6hjw471kq0",
+         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
-         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:02.575Z",
+         *           "created": "2026-11-26T04:59:14.480Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:02.575Z",
+         *           "updated": "2026-11-26T04:59:14.480Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:09:02.575Z",
+         *           "expires_at": "2026-11-27T04:59:14.480Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16693,22 +13541,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgemcsssfcdckrf9c0a76db2a",
+         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:02.657Z",
+         *           "created": "2026-11-26T04:59:14.570Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:02.685Z",
+         *           "updated": "2026-11-26T04:59:14.612Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -16717,10 +13565,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:09:02.657Z",
+         *           "expires_at": "2026-11-27T04:59:14.570Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16737,7 +13585,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:02.657Z",
+         *           "updated": "2026-11-26T04:59:14.570Z",
          *           "metadata": {}
          *         }
          *       }
@@ -16772,23 +13620,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgemh6vz061s4z8we9c1x015y",
+         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
-         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgem8p4q289wt3shks20eqhg0",
+         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:02.657Z",
+         *           "created": "2026-11-26T04:59:14.570Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:02.727Z",
+         *           "updated": "2026-11-26T04:59:14.628Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -16797,10 +13645,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:09:02.657Z",
+         *           "expires_at": "2026-11-27T04:59:14.570Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16817,7 +13665,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:02.685Z",
+         *           "updated": "2026-11-26T04:59:14.612Z",
          *           "deleted": null
          *         }
          *       }
@@ -16910,32 +13758,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cgem4z1vnsj8250e3a2spzttj",
+         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
-         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgeky62ar04esk9mt2w6357bw",
+         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:09:02.575Z",
+         *           "created": "2026-11-26T04:59:14.480Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:02.629Z",
+         *           "updated": "2026-11-26T04:59:14.552Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgem1ryswmd9fveeh478gqap0",
+         *           "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:09:02.575Z",
+         *           "expires_at": "2026-11-27T04:59:14.480Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -16943,17 +13791,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:09:02.629Z",
+         *           "completed_at": "2026-11-26T04:59:14.552Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cgem2ceh2snmhf1r0gp7rdr7t",
+         *           "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:09:02.575Z",
+         *           "updated": "2026-11-26T04:59:14.480Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -16992,32 +13840,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cgen2za67tt861kjqw767vdqe",
+         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795756142,
+         *       "created": 1795755554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
-         *           "url": "http://127.0.0.1:44099/checkout/cs_prod_06h1cgemkq9rqwfhzchdr5cxwntde",
+         *           "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:09:02.743Z",
+         *           "created": "2026-11-26T04:59:14.642Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:09:02.743Z",
+         *           "updated": "2026-11-27T04:59:14.642Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:09:02.743Z",
-         *           "expires_at": "2026-11-27T05:09:02.743Z",
+         *           "expired_at": "2026-11-27T04:59:14.642Z",
+         *           "expires_at": "2026-11-27T04:59:14.642Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17035,7 +13883,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:09:02.743Z",
+         *           "updated": "2026-11-26T04:59:14.642Z",
          *           "expired_at": null
          *         }
          *       }
@@ -17070,22 +13918,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgeevhx3199x33xp53qa158f8",
+         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:09:01.274Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.274Z",
+         *           "updated": "2026-11-26T04:59:13.197Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17162,22 +14010,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cgeevwm2204tx9j7j47xgheeg",
+         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:09:01.274Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.278Z",
+         *           "updated": "2026-11-26T04:59:13.208Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17190,7 +14038,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:09:01.274Z"
+         *           "updated": "2026-11-26T04:59:13.197Z"
          *         }
          *       }
          *     }
@@ -17224,22 +14072,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cgef5zxfkrbatj78wv5xc7ad8",
+         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgef55zjevt0taytjhr9awkcp",
+         *           "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:09:01.352Z",
+         *           "created": "2026-11-26T04:59:13.289Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.357Z",
+         *           "updated": "2026-11-26T04:59:13.292Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17252,7 +14100,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:09:01.352Z"
+         *           "updated": "2026-11-26T04:59:13.289Z"
          *         }
          *       }
          *     }
@@ -17286,22 +14134,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgefn3axz3r6ask1amb2dq0f8",
+         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:09:01.476Z",
+         *           "created": "2026-11-26T04:59:13.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.480Z",
+         *           "updated": "2026-11-26T04:59:13.361Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17314,7 +14162,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:09:01.478Z",
+         *           "updated": "2026-11-26T04:59:13.356Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -17349,22 +14197,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cgeewh5872reztbrdqk73bgey",
+         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgeeva8dmf1hva927w6hdtej6",
+         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:09:01.274Z",
+         *           "created": "2026-11-26T04:59:13.197Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.283Z",
+         *           "updated": "2026-11-26T04:59:13.226Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17377,7 +14225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:09:01.278Z",
+         *           "updated": "2026-11-26T04:59:13.208Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -17412,26 +14260,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cgefpk5y488ahymwjhw32406j",
+         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgefmkxrr671aqbrfqrs8590j",
+         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:09:01.476Z",
+         *           "created": "2026-11-26T04:59:13.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.491Z",
+         *           "updated": "2026-11-26T04:59:13.378Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:09:01.491Z",
+         *           "canceled_at": "2026-11-26T04:59:13.378Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -17440,7 +14288,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:09:01.480Z",
+         *           "updated": "2026-11-26T04:59:13.361Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -17476,22 +14324,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cgef2zyfkeskwy4qncqfxt48c",
+         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgef0mn503m1vcybjh80h61f8",
+         *           "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:09:01.317Z",
+         *           "created": "2026-11-26T04:59:13.257Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.331Z",
+         *           "updated": "2026-11-26T04:59:13.274Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17504,7 +14352,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:09:01.323Z",
+         *           "updated": "2026-11-26T04:59:13.260Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -17540,22 +14388,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cgefjz394gra5q4ajtj4kksyy",
+         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cgef8swcb1m7mtnsy0anmtxwp",
+         *           "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:09:01.382Z",
+         *           "created": "2026-11-26T04:59:13.319Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:09:01.460Z",
+         *           "updated": "2026-11-26T04:59:13.327Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -17568,7 +14416,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:09:01.445Z",
+         *           "updated": "2026-11-26T04:59:13.321Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -17603,37 +14451,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgekbfbpa0s0td8avt5c8kqy2",
+         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:02.409Z",
-         *           "updated": "2026-11-26T05:09:02.409Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.083Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *           "current_period_end": "2026-12-26T05:09:02.409Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.409Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -17715,28 +14563,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgekj8q54egt4px06z47drq78",
+         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:02.409Z",
-         *           "updated": "2026-11-26T05:09:02.479Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.188Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -17744,14 +14592,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *           "current_period_end": "2026-12-26T05:09:02.409Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.409Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:02.409Z",
+         *           "updated": "2026-11-26T04:59:14.083Z",
          *           "metadata": {}
          *         }
          *       }
@@ -17786,44 +14634,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cgekm5742f49x7kgvg392m3fa",
+         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:09:02.409Z",
-         *           "updated": "2026-11-26T05:09:02.495Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.267Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:09:02.495Z",
+         *           "paused_at": "2026-11-26T04:59:14.267Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *           "current_period_end": "2026-12-26T05:09:02.409Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.409Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:09:02.479Z",
+         *           "updated": "2026-11-26T04:59:14.188Z",
          *           "paused_at": null
          *         }
          *       }
@@ -17858,28 +14706,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cgekpan8pvvdxx9hgz6n19j3c",
+         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:02.409Z",
-         *           "updated": "2026-11-26T05:09:02.512Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.333Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -17887,16 +14735,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *           "current_period_end": "2026-12-26T05:09:02.409Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.409Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:09:02.495Z",
-         *           "paused_at": "2026-11-26T05:09:02.495Z"
+         *           "updated": "2026-11-26T04:59:14.267Z",
+         *           "paused_at": "2026-11-26T04:59:14.267Z"
          *         }
          *       }
          *     }
@@ -17930,44 +14778,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cgeksjdnfn0zwrbv9phfwwwxm",
+         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgek9hjgyggsdfvcqc9amjxmg",
+         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgek9hjgyggsdfvcqc9amjxmj",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:09:02.409Z",
-         *           "updated": "2026-11-26T05:09:02.529Z",
+         *           "created": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T04:59:14.374Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:09:02.529Z",
-         *           "latest_invoice": "in_prod_06h1cgek9rz998mg6gfef16q0n95t",
-         *           "current_period_end": "2026-12-26T05:09:02.409Z",
+         *           "cancelled_at": "2026-11-26T04:59:14.374Z",
+         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
+         *           "current_period_end": "2026-12-26T04:59:14.083Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.409Z",
+         *           "current_period_start": "2026-11-26T04:59:14.083Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:09:02.512Z",
+         *           "updated": "2026-11-26T04:59:14.333Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -18002,37 +14850,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cgen7excfwe5wh3tmc020rj7r",
+         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796015342,
+         *       "created": 1796014754,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *           "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cgekw8y53ncpr46x4zj2jjwrg",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:09:02.560Z",
-         *           "updated": "2026-11-26T05:09:02.560Z",
+         *           "created": "2026-11-26T04:59:14.448Z",
+         *           "updated": "2026-11-26T04:59:14.448Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:09:02.560Z",
+         *           "trial_end": "2026-12-03T04:59:14.448Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:09:02.560Z",
+         *           "current_period_end": "2026-12-03T04:59:14.448Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:09:02.560Z",
+         *           "current_period_start": "2026-11-26T04:59:14.448Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -18067,60 +14915,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgeg4716ttppzd9s1fvc91xy2",
+         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:09:01.595Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.595Z",
+         *           "updated": "2026-11-26T04:59:13.494Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": null,
          *           "description": null,
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": null,
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -18163,33 +14999,12 @@ export type components = {
             subscription?: string | null;
             /** @enum {string} */
             status?: "draft" | "open" | "paid" | "void" | "uncollectible";
-            /**
-             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
-             * @example ACME-0001
-             */
-            number?: string | null;
             currency?: string;
-            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_name?: string | null;
-            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
-            customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
-            pdf_sha256?: string | null;
-            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
-            invoice_pdf?: string | null;
-            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
-            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
-            tax_atom?: number;
-            /** @description The tax per rate, summed over the lines. */
-            total_taxes?: components["schemas"]["TaxAmount"][];
-            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
-            reverse_charge?: boolean;
-            /** @description subtotal − discount + exclusive tax, never negative. */
+            /** @description subtotal − discount, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -18229,73 +15044,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cgeghgnfah6n62prmvgc688yt",
+         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:01.595Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.642Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.642Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:09:01.595Z",
-         *           "pdf_sha256": null,
-         *           "invoice_pdf": null,
-         *           "finalized_at": null,
-         *           "customer_name": null,
-         *           "customer_email": null,
-         *           "hosted_invoice_url": null
+         *           "updated": "2026-11-26T04:59:13.494Z",
+         *           "finalized_at": null
          *         }
          *       }
          *     }
@@ -18329,67 +15126,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cgegr1zv25pp256p0askx1mpp",
+         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:09:01.595Z",
-         *           "paid_at": "2026-11-26T05:09:01.758Z",
-         *           "updated": "2026-11-26T05:09:01.758Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.642Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.642Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -18425,67 +15210,55 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cgegrb91pmts4jh4381zxvykg",
+         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:09:01.595Z",
-         *           "paid_at": "2026-11-26T05:09:01.758Z",
-         *           "updated": "2026-11-26T05:09:01.758Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.642Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.642Z",
+         *           "updated": "2026-11-26T04:59:13.534Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -18521,60 +15294,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cgehgt2gcc8yrjmgw0j9aa7g4",
+         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeh6729mm76yrtv649ayvsxm",
+         *           "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeh6dkgtn0qpgexfgf0yfc3e",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:01.873Z",
+         *           "created": "2026-11-26T04:59:13.726Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.892Z",
+         *           "updated": "2026-11-26T04:59:13.747Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.892Z",
+         *           "finalized_at": "2026-11-26T04:59:13.747Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cgehe2c5kfzdyszr1256ec6fe",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -18610,60 +15371,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cgehszgd6kcs7rhrx7bs2jaw6",
+         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795669742,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgehjhybv0krn0ses1a8frc38",
+         *           "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgehjpgj2fn17k1rc81mm2wp2",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:01.972Z",
+         *           "created": "2026-11-26T04:59:13.802Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:01.987Z",
+         *           "updated": "2026-11-26T04:59:13.867Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.987Z",
+         *           "finalized_at": "2026-11-26T04:59:13.867Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cgehr36d264cjb6xt6nwrj7bm",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -18699,65 +15448,53 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cgen00ggmaw7s5fezdkvzbet8",
+         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795756142,
+         *       "created": 1795755554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgek1htajkvyftsrxwy62dn5t",
+         *           "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgek1tcj3c5rbnnftt4emebfr",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:09:02.348Z",
+         *           "created": "2026-11-26T04:59:14.038Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:09:02.323Z",
+         *           "updated": "2026-11-27T04:59:14.018Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:09:02.323Z",
+         *           "due_date": "2026-11-27T04:59:14.018Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:09:02.323Z",
-         *           "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
+         *           "overdue_at": "2026-11-27T04:59:14.018Z",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:02.370Z",
+         *           "finalized_at": "2026-11-26T04:59:14.058Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:02.370Z",
+         *           "updated": "2026-11-26T04:59:14.058Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -18792,66 +15529,54 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cgejasqfc79mtfrv6z59jrnxa",
+         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795669742,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgehwv70vj7258455vc24z274",
+         *           "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgehx12n5ytqzdpcnda55700y",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:09:02.054Z",
+         *           "created": "2026-11-26T04:59:13.896Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:02.163Z",
+         *           "updated": "2026-11-26T04:59:13.948Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:09:02.163Z",
+         *           "voided_at": "2026-11-26T04:59:13.948Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:02.091Z",
+         *           "finalized_at": "2026-11-26T04:59:13.925Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:09:02.091Z",
+         *           "updated": "2026-11-26T04:59:13.925Z",
          *           "voided_at": null
          *         }
          *       }
@@ -18886,66 +15611,54 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cgejtyb0bz0vaxh3jgdems38w",
+         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795669742,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w",
+         *           "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgejfhbxhzjx9gwnkea9gadmr",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:09:02.202Z",
+         *           "created": "2026-11-26T04:59:13.974Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:09:02.293Z",
+         *           "updated": "2026-11-26T04:59:14.000Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:02.230Z",
+         *           "finalized_at": "2026-11-26T04:59:13.989Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:09:02.293Z"
+         *           "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:09:02.230Z",
+         *           "updated": "2026-11-26T04:59:13.989Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -18980,60 +15693,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cgegyk3q75zw81c4gmw491zgy",
+         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgeg3fwwdvnv93wsq5317f8py",
+         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgeg3nwyq3nbcn39p7s4efaj8",
-         *               "price": "price_prod_06h1cgedd09wfqp76f01cgqrh0sbc",
+         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
+         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:09:01.595Z",
-         *           "paid_at": "2026-11-26T05:09:01.758Z",
-         *           "updated": "2026-11-26T05:09:01.758Z",
+         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "paid_at": "2026-11-26T04:59:13.597Z",
+         *           "updated": "2026-11-26T04:59:13.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
-         *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:09:01.642Z",
+         *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
-         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
-         *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cgegnaepttsaexzr3661av5da",
-         *           "reverse_charge": false,
+         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19069,60 +15770,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cgenbgrtyh0qyq7qgrs4aey3w",
+         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796015342,
+         *       "created": 1796014754,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cgenaepg7xe32whmk070c8gqy",
+         *           "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cgenas8bh9773177h7k864rgg",
-         *               "price": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *               "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
+         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *               "quantity": 1,
-         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
-         *               "tax_amounts": [],
-         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
-         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:09:02.560Z",
+         *           "created": "2026-11-30T04:59:14.448Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:09:02.560Z",
+         *           "updated": "2026-11-30T04:59:14.448Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
-         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
-         *           "invoice_pdf": null,
-         *           "total_taxes": [],
+         *           "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cgekw8y53ncpr46x4zj2jjwre",
+         *           "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "attempt_count": 0,
-         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
-         *           "customer_email": null,
          *           "payment_intent": null,
-         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
-         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19158,27 +15847,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgeebgaddpc7gq4554s1qcenj",
+         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T05:09:01.146Z",
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:09:01.146Z",
+         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "updated": "2026-11-26T04:59:12.994Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         }
          *       }
          *     }
@@ -19217,10 +15902,6 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxId"][];
-            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -19241,31 +15922,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgeeecaz5y8s9872mdy9x5tk8",
+         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T05:09:01.146Z",
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:09:01.169Z",
+         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "updated": "2026-11-26T04:59:13.022Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:09:01.146Z"
+         *           "updated": "2026-11-26T04:59:12.994Z"
          *         }
          *       }
          *     }
@@ -19299,31 +15976,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgeej99792m8hqn3bb94zvxqw",
+         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cgeegp8zv0fjp6nkdta29te4r",
+         *           "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
-         *           "address": null,
-         *           "created": "2026-11-26T05:09:01.188Z",
+         *           "created": "2026-11-26T04:59:13.041Z",
          *           "deleted": true,
-         *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:09:01.200Z",
+         *           "updated": "2026-11-26T04:59:13.082Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {},
-         *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "custom_fields": {}
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:01.188Z",
+         *           "updated": "2026-11-26T04:59:13.041Z",
          *           "deleted": null
          *         }
          *       }
@@ -19363,10 +16036,6 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            preferred_locale?: ("en" | "fr" | "de") | null;
-            tax_ids?: components["schemas"]["TaxId"][];
-            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -19388,24 +16057,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgeem9xh741mgdc36hx2m0ab8",
+         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T05:09:01.216Z",
+         *           "start": "2026-11-26T04:59:13.107Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:09:00.989Z",
-         *             "updated": "2026-11-26T05:09:01.216Z",
+         *             "created": "2026-11-26T04:59:12.374Z",
+         *             "updated": "2026-11-26T04:59:13.107Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -19418,7 +16087,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         }
          *       }
@@ -19471,24 +16140,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgeer1mrspxwcdw10bqqswrpg",
+         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T05:09:01.239Z",
+         *           "start": "2026-11-26T04:59:13.152Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
+         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:09:01.004Z",
-         *             "updated": "2026-11-26T05:09:01.239Z",
+         *             "created": "2026-11-26T04:59:12.447Z",
+         *             "updated": "2026-11-26T04:59:13.152Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -19501,18 +16170,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:09:01.216Z",
+         *           "start": "2026-11-26T04:59:13.107Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:09:00.989Z",
-         *             "updated": "2026-11-26T05:09:01.216Z",
+         *             "created": "2026-11-26T04:59:12.374Z",
+         *             "updated": "2026-11-26T04:59:13.107Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -19557,24 +16226,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgeesfyq93m0st56d34f4tmsr",
+         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cgeem778583dky3wtjzkjc68m",
+         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
          *           "end": null,
-         *           "start": "2026-11-26T05:09:01.239Z",
+         *           "start": "2026-11-26T04:59:13.152Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cgedsjrf6zp3jc6qxgsbekjfj",
+         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:09:01.004Z",
-         *             "updated": "2026-11-26T05:09:01.239Z",
+         *             "created": "2026-11-26T04:59:12.447Z",
+         *             "updated": "2026-11-26T04:59:13.152Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -19588,7 +16257,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cgeebard2809rq36p1h9f8art",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -19645,20 +16314,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgedqx2yrgcqtjjs1hrh8w0n4",
+         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795669740,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:00.989Z",
-         *           "updated": "2026-11-26T05:09:00.989Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:12.374Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19740,20 +16409,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgedwbxb4p8xfcrjwkc630418",
+         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cgedqmbknk971n69pfzvqe6f6",
+         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:00.989Z",
-         *           "updated": "2026-11-26T05:09:01.022Z",
+         *           "created": "2026-11-26T04:59:12.374Z",
+         *           "updated": "2026-11-26T04:59:12.496Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19767,7 +16436,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:09:00.989Z"
+         *           "updated": "2026-11-26T04:59:12.374Z"
          *         }
          *       }
          *     }
@@ -19801,21 +16470,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgee04ecrd9cqrchbvjvkhvpy",
+         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cgedyhgn5y2jv9esetnwdf0w8",
+         *           "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:09:01.044Z",
+         *           "created": "2026-11-26T04:59:12.542Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:09:01.056Z",
+         *           "updated": "2026-11-26T04:59:12.602Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19829,7 +16498,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:09:01.044Z",
+         *           "updated": "2026-11-26T04:59:12.542Z",
          *           "deleted": null
          *         }
          *       }
@@ -19903,34 +16572,29 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgedafm5hs57cfet4bbg59war",
+         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795669740,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:09:00.881Z",
-         *           "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
-         *           "updated": "2026-11-26T05:09:00.881Z",
+         *           "created": "2026-11-26T04:59:11.610Z",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "updated": "2026-11-26T04:59:11.610Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
-         *             "meter": null,
          *             "interval": "month",
-         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
-         *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -19978,20 +16642,7 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
-                /** @enum {string} */
-                usage_type: "licensed" | "metered";
-                /** @description The meter of a metered price, else null. */
-                meter: string | null;
             } | null;
-            /** @enum {string} */
-            billing_scheme?: "per_unit" | "tiered";
-            tiers_mode?: ("graduated" | "volume") | null;
-            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
-            tiers?: {
-                up_to: number | null;
-                unit_amount_atom: number;
-                flat_amount_atom: number;
-            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -20012,38 +16663,33 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgedew0j836ss9fptk8ggrnd4",
+         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cgeda4468y76bh96y1qamg796",
+         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:09:00.881Z",
-         *           "product": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
-         *           "updated": "2026-11-26T05:09:00.917Z",
+         *           "created": "2026-11-26T04:59:11.610Z",
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "updated": "2026-11-26T04:59:11.659Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
-         *             "meter": null,
          *             "interval": "month",
-         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
-         *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:00.881Z",
+         *           "updated": "2026-11-26T04:59:11.610Z",
          *           "nickname": null
          *         }
          *       }
@@ -20078,34 +16724,31 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgedkp0q35dmdv2nhaxdt1ae0",
+         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cgedh85pg9kfzekjcpcewqwkt",
+         *           "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *           "type": "one_time",
-         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:09:00.938Z",
+         *           "created": "2026-11-26T04:59:11.703Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
-         *           "updated": "2026-11-26T05:09:00.956Z",
+         *           "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *           "updated": "2026-11-26T04:59:11.954Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
-         *           "tiers_mode": null,
-         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:00.938Z",
+         *           "updated": "2026-11-26T04:59:11.703Z",
          *           "deleted": null
          *         }
          *       }
@@ -20153,20 +16796,7 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
-                /** @enum {string} */
-                usage_type: "licensed" | "metered";
-                /** @description The meter of a metered price, else null. */
-                meter: string | null;
             } | null;
-            /** @enum {string} */
-            billing_scheme?: "per_unit" | "tiered";
-            tiers_mode?: ("graduated" | "volume") | null;
-            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
-            tiers?: {
-                up_to: number | null;
-                unit_amount_atom: number;
-                flat_amount_atom: number;
-            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -20188,20 +16818,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cged4pteqxzqsy2j0y3cab28p",
+         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795669740,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:09:00.835Z",
-         *           "updated": "2026-11-26T05:09:00.835Z",
+         *           "created": "2026-11-26T04:59:11.223Z",
+         *           "updated": "2026-11-26T04:59:11.223Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -20262,26 +16892,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cged6xth0p8y4f0y3hj9v8akm",
+         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795669151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cged4c6aeksnjtcqjtp1mgxky",
+         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:09:00.835Z",
-         *           "updated": "2026-11-26T05:09:00.854Z",
+         *           "created": "2026-11-26T04:59:11.223Z",
+         *           "updated": "2026-11-26T04:59:11.526Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:00.835Z",
+         *           "updated": "2026-11-26T04:59:11.223Z",
          *           "description": null
          *         }
          *       }
@@ -20316,27 +16946,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cgednssyd4xqcwbavekxa2n68",
+         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cged8egn8ycq0e52x5mgr41a6",
+         *           "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:09:00.867Z",
+         *           "created": "2026-11-26T04:59:11.586Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:09:00.973Z",
+         *           "updated": "2026-11-26T04:59:12.311Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:00.867Z",
+         *           "updated": "2026-11-26T04:59:11.586Z",
          *           "deleted": null
          *         }
          *       }
@@ -20396,21 +17026,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgefwm952t855k8aerdyt4dft",
+         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:09:01.539Z",
-         *           "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
-         *           "updated": "2026-11-26T05:09:01.539Z",
+         *           "created": "2026-11-26T04:59:13.427Z",
+         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "updated": "2026-11-26T04:59:13.427Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20477,21 +17107,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgefx5reaqadkbqj1wpmhmv7w",
+         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cgefweqx2xtnj0kb9whap5qa2",
+         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:09:01.539Z",
-         *           "payment": "py_prod_06h1cgeew5rdawm3xpzhm5wmn3y7p",
-         *           "updated": "2026-11-26T05:09:01.543Z",
+         *           "created": "2026-11-26T04:59:13.427Z",
+         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "updated": "2026-11-26T04:59:13.433Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20500,7 +17130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:09:01.539Z"
+         *           "updated": "2026-11-26T04:59:13.427Z"
          *         }
          *       }
          *     }
@@ -20534,21 +17164,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cgeg1nd8n6d5mxg8p2zhenaaj",
+         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cgeg0stkvr77xq09ed5ke9x72",
+         *           "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:09:01.574Z",
-         *           "payment": "py_prod_06h1cgefse3w1benw1m90k5jwbdww",
-         *           "updated": "2026-11-26T05:09:01.578Z",
+         *           "created": "2026-11-26T04:59:13.473Z",
+         *           "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
+         *           "updated": "2026-11-26T04:59:13.477Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -20557,7 +17187,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:09:01.574Z",
+         *           "updated": "2026-11-26T04:59:13.473Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -20590,873 +17220,29 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `api_token.created`.
+         * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
+         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
          *       "object": "event",
-         *       "type": "api_token.created",
+         *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795669739,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
-         *           "kind": "secret",
-         *           "name": "catalogue",
-         *           "object": "api_token",
-         *           "status": "active",
-         *           "created": "2026-11-26T05:08:59.552Z",
-         *           "display": "st_prod_…jvbn",
-         *           "revoked_at": null,
-         *           "last_used_at": null
-         *         }
-         *       }
-         *     }
-         */
-        ApiTokenCreatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "api_token.created";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["ApiToken"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        ApiTokenPreviousAttributes: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
-            id?: string;
-            /** @constant */
-            object?: "api_token";
-            name?: string;
-            /** @enum {string} */
-            kind?: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display?: string;
-            /** @enum {string} */
-            status?: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
-            last_used_at?: string | null;
-            revoked_at?: string | null;
-        };
-        /**
-         * @description The webhook body of `api_token.revoked`.
-         * @example {
-         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
-         *       "object": "event",
-         *       "type": "api_token.revoked",
-         *       "sequence": 2,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
-         *           "kind": "publishable",
-         *           "name": "spare",
-         *           "object": "api_token",
-         *           "status": "revoked",
-         *           "created": "2026-11-26T05:08:59.772Z",
-         *           "display": "pt_prod_…ffdb",
-         *           "revoked_at": "2026-11-26T05:08:59.794Z",
-         *           "last_used_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "status": "active",
-         *           "revoked_at": null
-         *         }
-         *       }
-         *     }
-         */
-        ApiTokenRevokedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "api_token.revoked";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["ApiToken"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.created`.
-         * @example {
-         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.created",
-         *       "sequence": 1,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.838Z",
-         *           "livemode": false,
-         *           "description": null,
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointCreatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.created";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        WebhookEndpointPreviousAttributes: {
-            /** @description Prefix `whe_`. */
-            id?: string;
-            /** @constant */
-            object?: "webhook_endpoint";
-            url?: string;
-            events?: string[];
-            description?: string | null;
-            enabled?: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second?: number | null;
-            livemode?: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at?: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since?: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at?: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason?: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated?: string;
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.updated`.
-         * @example {
-         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.updated",
-         *       "sequence": 2,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.885Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:08:59.838Z",
-         *           "description": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointUpdatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.updated";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.deleted`.
-         * @example {
-         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.deleted",
-         *       "sequence": 6,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "deleted": true,
-         *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.976Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.956Z",
-         *           "deleted": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointDeletedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.deleted";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpointDeletedObject"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointDeletedPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        WebhookEndpointDeletedPreviousAttributes: {
-            /** @description Prefix `whe_`. */
-            id?: string;
-            /** @constant */
-            object?: "webhook_endpoint";
-            url?: string;
-            events?: string[];
-            description?: string | null;
-            enabled?: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second?: number | null;
-            livemode?: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at?: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since?: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at?: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason?: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated?: string;
-            deleted?: null;
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.disabled`.
-         * @example {
-         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.disabled",
-         *       "sequence": 3,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.911Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.885Z"
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointDisabledWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.disabled";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.enabled`.
-         * @example {
-         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.enabled",
-         *       "sequence": 4,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.928Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": null
-         *         },
-         *         "previous_attributes": {
-         *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.911Z"
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointEnabledWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.enabled";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `webhook_endpoint.secret_rotated`.
-         * @example {
-         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
-         *       "object": "event",
-         *       "type": "webhook_endpoint.secret_rotated",
-         *       "sequence": 5,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
-         *           "url": "https://example.com/audit",
-         *           "events": [
-         *             "customer.created"
-         *           ],
-         *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
-         *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.956Z",
-         *           "livemode": false,
-         *           "description": "Audit",
-         *           "disabled_at": null,
-         *           "failing_since": null,
-         *           "disabled_reason": null,
-         *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
-         *         },
-         *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:08:59.928Z",
-         *           "previous_secret_expires_at": null
-         *         }
-         *       }
-         *     }
-         */
-        WebhookEndpointSecretRotatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "webhook_endpoint.secret_rotated";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["WebhookEndpoint"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.signed_in`.
-         * @example {
-         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
-         *       "object": "event",
-         *       "type": "user.signed_in",
-         *       "sequence": 1,
-         *       "created": 1795669739,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignedInWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_in";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        AuditUserPreviousAttributes: {
-            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
-            id?: string;
-            /** @constant */
-            object?: "user";
-            email?: string;
-            name?: string | null;
-            /** @enum {string} */
-            role?: "owner" | "admin" | "developer" | "viewer";
-        };
-        /**
-         * @description The webhook body of `user.sign_in_failed`.
-         * @example {
-         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
-         *       "object": "event",
-         *       "type": "user.sign_in_failed",
-         *       "sequence": 2,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignInFailedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.sign_in_failed";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.signed_out`.
-         * @example {
-         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
-         *       "object": "event",
-         *       "type": "user.signed_out",
-         *       "sequence": 4,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserSignedOutWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.signed_out";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `user.password_changed`.
-         * @example {
-         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
-         *       "object": "event",
-         *       "type": "user.password_changed",
-         *       "sequence": 3,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
-         *           "name": "Test User",
-         *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
-         *           "object": "user"
-         *         }
-         *       }
-         *     }
-         */
-        UserPasswordChangedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "user.password_changed";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AuditUser"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `account.settings_updated`.
-         * @example {
-         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
-         *       "object": "event",
-         *       "type": "account.settings_updated",
-         *       "sequence": 1,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
-         *           "object": "account_settings",
-         *           "tax_id": null,
-         *           "address": {
-         *             "city": "Berlin",
-         *             "line1": "Unter den Linden 1",
-         *             "line2": null,
-         *             "country": "DE",
-         *             "postal_code": "10117"
-         *           },
-         *           "livemode": false,
-         *           "business_name": "Example GmbH",
-         *           "support_email": null,
-         *           "default_locale": "en",
-         *           "invoice_footer": null,
-         *           "invoice_prefix": "EXAMPLEGMBH",
-         *           "default_tax_rate": null
-         *         },
-         *         "previous_attributes": {
-         *           "address": null,
-         *           "business_name": null,
-         *           "invoice_prefix": "TESTCOSANDBO"
-         *         }
-         *       }
-         *     }
-         */
-        AccountSettingsUpdatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "account.settings_updated";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["AccountSettings"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["AccountSettingsPreviousAttributes"];
-            };
-        };
-        /** @description The fields that changed, with their previous values. */
-        AccountSettingsPreviousAttributes: {
-            /** @constant */
-            object?: "account_settings";
-            /**
-             * @description The account's id.
-             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
-             */
-            id?: string;
-            business_name?: string | null;
-            address?: components["schemas"]["PostalAddress"] | null;
-            tax_id?: string | null;
-            support_email?: string | null;
-            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
-            invoice_prefix?: string;
-            invoice_footer?: string | null;
-            /** @enum {string} */
-            default_locale?: "en" | "fr" | "de";
-            default_tax_rate?: string | null;
-            livemode?: boolean;
-        };
-        /**
-         * @description The webhook body of `tax_rate.created`.
-         * @example {
-         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
-         *       "object": "event",
-         *       "type": "tax_rate.created",
-         *       "sequence": 1,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *           "active": true,
-         *           "object": "tax_rate",
-         *           "country": "DE",
-         *           "created": "2026-11-26T05:09:00.800Z",
-         *           "updated": "2026-11-26T05:09:00.800Z",
+         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *           "name": "Reports",
+         *           "object": "feature",
+         *           "created": "2026-11-26T04:59:12.647Z",
+         *           "updated": "2026-11-26T04:59:12.647Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "inclusive": false,
-         *           "percentage": 19,
-         *           "description": null,
-         *           "display_name": "VAT",
-         *           "jurisdiction": null
+         *           "lookup_key": "reports"
          *         }
          *       }
          *     }
          */
-        TaxRateCreatedWebhookEvent: {
+        FeatureCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -21465,7 +17251,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "tax_rate.created";
+            type: "feature.created";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -21477,24 +17263,19 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["TaxRate"];
+                object: components["schemas"]["Feature"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+                previous_attributes?: components["schemas"]["FeaturePreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        TaxRatePreviousAttributes: {
-            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        FeaturePreviousAttributes: {
+            /** @example feat_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @constant */
-            object?: "tax_rate";
-            display_name?: string;
-            description?: string | null;
-            percentage?: number;
-            inclusive?: boolean;
-            country?: string | null;
-            jurisdiction?: string | null;
-            active?: boolean;
+            object?: "feature";
+            lookup_key?: string;
+            name?: string;
             metadata?: {
                 [key: string]: string;
             };
@@ -21511,89 +17292,36 @@ export type components = {
             updated?: string;
         };
         /**
-         * @description The webhook body of `tax_rate.updated`.
+         * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
+         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
          *       "object": "event",
-         *       "type": "tax_rate.updated",
-         *       "sequence": 2,
-         *       "created": 1795669740,
-         *       "livemode": false,
-         *       "data": {
-         *         "object": {
-         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
-         *           "active": false,
-         *           "object": "tax_rate",
-         *           "country": "DE",
-         *           "created": "2026-11-26T05:09:00.800Z",
-         *           "updated": "2026-11-26T05:09:00.820Z",
-         *           "livemode": false,
-         *           "metadata": {},
-         *           "inclusive": false,
-         *           "percentage": 19,
-         *           "description": null,
-         *           "display_name": "VAT",
-         *           "jurisdiction": null
-         *         },
-         *         "previous_attributes": {
-         *           "active": true,
-         *           "updated": "2026-11-26T05:09:00.800Z"
-         *         }
-         *       }
-         *     }
-         */
-        TaxRateUpdatedWebhookEvent: {
-            /** @description Event ID (prefix `evt_`). */
-            id: string;
-            /** @constant */
-            object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tax_rate.updated";
-            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
-            sequence: number;
-            /** @description Unix seconds. */
-            created: number;
-            livemode: boolean;
-            /**
-             * @description Present on sample events sent with "send test event" by type.
-             * @constant
-             */
-            test?: true;
-            data: {
-                object: components["schemas"]["TaxRate"];
-                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
-            };
-        };
-        /**
-         * @description The webhook body of `meter.created`.
-         * @example {
-         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
-         *       "object": "event",
-         *       "type": "meter.created",
+         *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *           "object": "meter",
-         *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.073Z",
-         *           "livemode": false,
-         *           "value_key": "value",
-         *           "event_name": "api_request",
-         *           "aggregation": "count",
-         *           "display_name": "API requests"
+         *           "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
+         *           "object": "product_feature",
+         *           "created": "2026-11-26T04:59:12.681Z",
+         *           "feature": {
+         *             "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *             "name": "Reports",
+         *             "object": "feature",
+         *             "created": "2026-11-26T04:59:12.647Z",
+         *             "updated": "2026-11-26T04:59:12.647Z",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "lookup_key": "reports"
+         *           },
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "livemode": false
          *         }
          *       }
          *     }
          */
-        MeterCreatedWebhookEvent: {
+        ProductFeatureAttachedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -21602,7 +17330,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "meter.created";
+            type: "product_feature.attached";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -21614,72 +17342,57 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["Meter"];
+                object: components["schemas"]["ProductFeature"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+                previous_attributes?: components["schemas"]["ProductFeaturePreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        MeterPreviousAttributes: {
-            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        ProductFeaturePreviousAttributes: {
+            /** @example prodft_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @constant */
-            object?: "meter";
-            event_name?: string;
-            display_name?: string;
-            /**
-             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
-             * @enum {string}
-             */
-            aggregation?: "sum" | "count" | "max" | "last" | "unique_count";
-            value_key?: string;
-            /**
-             * @description An inactive meter accepts no events and frees its `event_name`.
-             * @enum {string}
-             */
-            status?: "active" | "inactive";
+            object?: "product_feature";
+            product?: string;
+            feature?: components["schemas"]["Feature"];
             livemode?: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
             created?: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated?: string;
         };
         /**
-         * @description The webhook body of `meter.updated`.
+         * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
+         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
          *       "object": "event",
-         *       "type": "meter.updated",
+         *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *           "object": "meter",
-         *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.101Z",
-         *           "livemode": false,
-         *           "value_key": "value",
-         *           "event_name": "api_request",
-         *           "aggregation": "count",
-         *           "display_name": "Requests"
-         *         },
-         *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:01.073Z",
-         *           "display_name": "API requests"
+         *           "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
+         *           "object": "product_feature",
+         *           "created": "2026-11-26T04:59:12.794Z",
+         *           "feature": {
+         *             "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
+         *             "name": "Beta",
+         *             "object": "feature",
+         *             "created": "2026-11-26T04:59:12.715Z",
+         *             "updated": "2026-11-26T04:59:12.715Z",
+         *             "livemode": false,
+         *             "metadata": {},
+         *             "lookup_key": "beta"
+         *           },
+         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "livemode": false
          *         }
          *       }
          *     }
          */
-        MeterUpdatedWebhookEvent: {
+        ProductFeatureDetachedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -21688,7 +17401,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "meter.updated";
+            type: "product_feature.detached";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -21700,41 +17413,40 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["Meter"];
+                object: components["schemas"]["ProductFeature"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+                previous_attributes?: components["schemas"]["ProductFeaturePreviousAttributes"];
             };
         };
         /**
-         * @description The webhook body of `meter.deactivated`.
+         * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
+         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
          *       "object": "event",
-         *       "type": "meter.deactivated",
+         *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795669154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *           "object": "meter",
-         *           "status": "inactive",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.117Z",
-         *           "livemode": false,
-         *           "value_key": "value",
-         *           "event_name": "api_request",
-         *           "aggregation": "count",
-         *           "display_name": "Requests"
+         *           "items": [
+         *             {
+         *               "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *               "lookup_key": "reports",
+         *               "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
+         *             }
+         *           ],
+         *           "object": "customer_entitlements",
+         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "status": "active",
-         *           "updated": "2026-11-26T05:09:01.101Z"
+         *           "items": []
          *         }
          *       }
          *     }
          */
-        MeterDeactivatedWebhookEvent: {
+        CustomerEntitlementsUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -21743,7 +17455,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "meter.deactivated";
+            type: "customer.entitlements.updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -21755,41 +17467,129 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["Meter"];
+                object: components["schemas"]["CustomerEntitlements"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+                previous_attributes?: components["schemas"]["CustomerEntitlementsPreviousAttributes"];
             };
         };
+        /** @description The fields that changed, with their previous values. */
+        CustomerEntitlementsPreviousAttributes: {
+            /** @constant */
+            object?: "customer_entitlements";
+            customer?: string;
+            /** @description Each active feature once, by `lookup_key`. */
+            items?: components["schemas"]["Entitlement"][];
+            livemode?: boolean;
+        };
         /**
-         * @description The webhook body of `meter.reactivated`.
+         * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
+         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
          *       "object": "event",
-         *       "type": "meter.reactivated",
-         *       "sequence": 4,
-         *       "created": 1795669741,
+         *       "type": "portal_configuration.updated",
+         *       "sequence": 1,
+         *       "created": 1795669152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
-         *           "object": "meter",
-         *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.131Z",
+         *           "object": "portal_configuration",
+         *           "updated": "2026-11-26T04:59:12.946Z",
+         *           "branding": {
+         *             "logo_url": null,
+         *             "accent_color": null,
+         *             "business_name": null
+         *           },
+         *           "features": {
+         *             "customer_update": {
+         *               "enabled": true
+         *             },
+         *             "invoice_history": {
+         *               "enabled": true
+         *             },
+         *             "subscription_pause": {
+         *               "enabled": true
+         *             },
+         *             "subscription_cancel": {
+         *               "mode": "at_period_end",
+         *               "enabled": true,
+         *               "cancellation_reasons": {
+         *                 "enabled": true,
+         *                 "options": [
+         *                   "too_expensive",
+         *                   "missing_features",
+         *                   "switched_service",
+         *                   "unused",
+         *                   "customer_service",
+         *                   "too_complex",
+         *                   "low_quality",
+         *                   "other"
+         *                 ]
+         *               }
+         *             },
+         *             "subscription_update": {
+         *               "prices": [],
+         *               "enabled": false,
+         *               "quantity": {
+         *                 "enabled": false,
+         *                 "maximum": 100,
+         *                 "minimum": 1
+         *               }
+         *             },
+         *             "payment_method_update": {
+         *               "enabled": true
+         *             }
+         *           },
          *           "livemode": false,
-         *           "value_key": "value",
-         *           "event_name": "api_request",
-         *           "aggregation": "count",
-         *           "display_name": "Requests"
+         *           "plan_change_rule": "change_request",
+         *           "default_return_url": null
          *         },
          *         "previous_attributes": {
-         *           "status": "inactive",
-         *           "updated": "2026-11-26T05:09:01.117Z"
+         *           "updated": null,
+         *           "features": {
+         *             "customer_update": {
+         *               "enabled": true
+         *             },
+         *             "invoice_history": {
+         *               "enabled": true
+         *             },
+         *             "subscription_pause": {
+         *               "enabled": false
+         *             },
+         *             "subscription_cancel": {
+         *               "mode": "at_period_end",
+         *               "enabled": true,
+         *               "cancellation_reasons": {
+         *                 "enabled": true,
+         *                 "options": [
+         *                   "too_expensive",
+         *                   "missing_features",
+         *                   "switched_service",
+         *                   "unused",
+         *                   "customer_service",
+         *                   "too_complex",
+         *                   "low_quality",
+         *                   "other"
+         *                 ]
+         *               }
+         *             },
+         *             "subscription_update": {
+         *               "prices": [],
+         *               "enabled": false,
+         *               "quantity": {
+         *                 "enabled": false,
+         *                 "maximum": 100,
+         *                 "minimum": 1
+         *               }
+         *             },
+         *             "payment_method_update": {
+         *               "enabled": true
+         *             }
+         *           }
          *         }
          *       }
          *     }
          */
-        MeterReactivatedWebhookEvent: {
+        PortalConfigurationUpdatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -21798,7 +17598,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "meter.reactivated";
+            type: "portal_configuration.updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -21810,10 +17610,69 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["Meter"];
+                object: components["schemas"]["PortalConfiguration"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+                previous_attributes?: components["schemas"]["PortalConfigurationPreviousAttributes"];
             };
+        };
+        /** @description The fields that changed, with their previous values. */
+        PortalConfigurationPreviousAttributes: {
+            /** @constant */
+            object?: "portal_configuration";
+            features?: {
+                invoice_history: {
+                    enabled: boolean;
+                };
+                /** @description Update billing details. */
+                customer_update: {
+                    enabled: boolean;
+                };
+                payment_method_update: {
+                    enabled: boolean;
+                };
+                subscription_cancel: {
+                    enabled: boolean;
+                    /**
+                     * @description What a customer's cancel does.
+                     * @enum {string}
+                     */
+                    mode: "immediately" | "at_period_end";
+                    cancellation_reasons: {
+                        enabled: boolean;
+                        options: ("too_expensive" | "missing_features" | "switched_service" | "unused" | "customer_service" | "too_complex" | "low_quality" | "other")[];
+                    };
+                };
+                subscription_pause: {
+                    enabled: boolean;
+                };
+                subscription_update: {
+                    /** @description Switch plan (between `prices`). */
+                    enabled: boolean;
+                    /** @description The recurring prices a customer may switch between (ids). */
+                    prices: string[];
+                    quantity: {
+                        /** @description Change quantity. */
+                        enabled: boolean;
+                        minimum: number;
+                        maximum: number;
+                    };
+                };
+            };
+            branding?: {
+                business_name: string | null;
+                accent_color: string | null;
+                /** @description Shown only when it is an `https:` URL (anything else is a 422). */
+                logo_url: string | null;
+            };
+            default_return_url?: string | null;
+            /**
+             * @description How a plan or quantity switch applies: through a subscription change request, charged now with the preview's proration. Period-end downgrades come with period-end changes.
+             * @constant
+             */
+            plan_change_rule?: "change_request";
+            livemode?: boolean;
+            /** @description Null until the account first saves one (the defaults apply). */
+            updated?: string | null;
         };
         ApiTokenList: {
             items: components["schemas"]["ApiToken"][];
@@ -21821,6 +17680,26 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
+        };
+        ApiToken: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id: string;
+            /** @constant */
+            object: "api_token";
+            name: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
         };
         ApiTokenWithSecret: {
             /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
@@ -21865,180 +17744,52 @@ export type components = {
             /** @constant */
             status: "ok";
         };
-        /** @description A page of the request log, newest first. No `total`: the log is millions of rows; page with the cursors. */
-        RequestLogList: {
-            items: components["schemas"]["RequestLog"][];
-            /** @description Whether more requests follow in the paging direction (older ones; with `ending_before`, newer ones). */
-            has_more: boolean;
-        };
-        /** @description One API request as the request log recorded it (docs/request-logs.md). */
-        RequestLog: {
-            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
-            id: string;
-            /** @constant */
-            object: "request_log";
-            /**
-             * Format: date-time
-             * @description When the request arrived.
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            livemode: boolean | null;
-            method: string;
-            /** @description The URL path, without the query string. */
-            path: string;
-            /** @description The query string (without `?`), redacted; null when there was none. */
-            query: string | null;
-            /** @description The operation the path and method named; null for an unknown path. */
-            operation_id: string | null;
-            status: number;
-            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
-            error_code: string | null;
-            /** @description Time spent in the API, from the request's arrival to its answer. */
-            duration_ms: number;
-            /** @description The API token's id (`key_…`); null for a dashboard session. */
-            token_id: string | null;
-            /** @description The dashboard user, for a session's request. */
-            user_id: string | null;
-            client_address: string | null;
-            user_agent: string | null;
-            idempotency_key: string | null;
-            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
-            idempotent_replayed: boolean;
-        };
-        RequestLogDetail: {
-            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
-            id: string;
-            /** @constant */
-            object: "request_log";
-            /**
-             * Format: date-time
-             * @description When the request arrived.
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            livemode: boolean | null;
-            method: string;
-            /** @description The URL path, without the query string. */
-            path: string;
-            /** @description The query string (without `?`), redacted; null when there was none. */
-            query: string | null;
-            /** @description The operation the path and method named; null for an unknown path. */
-            operation_id: string | null;
-            status: number;
-            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
-            error_code: string | null;
-            /** @description Time spent in the API, from the request's arrival to its answer. */
-            duration_ms: number;
-            /** @description The API token's id (`key_…`); null for a dashboard session. */
-            token_id: string | null;
-            /** @description The dashboard user, for a session's request. */
-            user_id: string | null;
-            client_address: string | null;
-            user_agent: string | null;
-            idempotency_key: string | null;
-            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
-            idempotent_replayed: boolean;
-            /** @description The headers that matter (content type, user agent, idempotency key, correlation id, origin…), redacted. Never Authorization or Cookie. */
-            request_headers: {
-                [key: string]: string;
-            };
-            /** @description 4xx/5xx only: the body as the API read it, redacted, at most 16 KB; null on success or when the request was refused before its body was read. */
-            request_body: string | null;
-            /** @description 4xx/5xx only: the problem body, redacted, at most 16 KB. */
-            response_body: string | null;
-            /** @description The events the request caused (their `request_id` is this id), oldest first. */
-            events: components["schemas"]["Event"][];
-        };
-        TaxRateList: {
-            items: components["schemas"]["TaxRate"][];
+        FeatureList: {
+            items: components["schemas"]["Feature"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        MeterList: {
-            items: components["schemas"]["Meter"][];
+        ProductFeatureList: {
+            items: components["schemas"]["ProductFeature"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        UsageEventResult: {
-            /** @description The event's identifier (null when the item had none). */
-            identifier: string | null;
-            /**
-             * @description `accepted`: counted and durable; `duplicate`: this identifier was already accepted with the same body; `invalid`: not counted (see `error`).
-             * @enum {string}
-             */
-            status: "accepted" | "duplicate" | "invalid";
-            /** @description Why the event is `invalid`. */
-            error?: {
-                /** @enum {string} */
-                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
-                message: string;
-            };
-        };
-        /** @description One result per event, in the order sent. */
-        UsageEventBatchResult: {
+        DeletedProductFeature: {
+            id: string;
             /** @constant */
-            object: "list";
-            items: components["schemas"]["UsageEventResult"][];
-        };
-        CancelledUsageEvent: {
+            object: "product_feature";
             /** @constant */
-            object: "usage_event";
-            identifier: string;
-            event_name: string;
-            meter: string;
+            deleted: true;
+        };
+        CustomerEntitlementsWithGrants: {
+            /** @constant */
+            object: "customer_entitlements";
             customer: string;
-            timestamp: number;
-            /**
-             * Format: date-time
-             * @description When it was removed from usage.
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            cancelled: string;
+            items: components["schemas"]["GrantedEntitlement"][];
+            livemode: boolean;
         };
-        CustomerUsage: {
-            /** @constant */
-            object: "customer_usage";
-            meter: string;
-            customer: string;
+        GrantedEntitlement: {
             /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
+             * @description The feature's id.
+             * @example feat_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
              */
-            period_start: string;
+            feature: string;
+            /** @example advanced_reports */
+            lookup_key: string;
             /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
+             * @description The subscription that grants it (the oldest, when several do).
+             * @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
              */
-            period_end: string;
-            /** @enum {string} */
-            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
-            /** @description The aggregated usage of the open period; null for `max`/`last` without events. */
-            value: number | null;
-        };
-        MeterSummaries: {
-            /** @constant */
-            object: "list";
-            meter: string;
-            customer: string;
-            items: {
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T08:00:00.000Z
-                 */
-                start: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T08:00:00.000Z
-                 */
-                end: string;
-                /** @description The bucket's aggregated usage (null for `max`/`last` without events). */
-                value: number | null;
-            }[];
+            source_subscription: string;
+            /**
+             * @description The `customer.entitlements.updated` event that granted it (null until the change is announced).
+             * @example evt_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            granted_by_event: string | null;
         };
     };
     responses: never;
@@ -28542,289 +24293,6 @@ export interface operations {
             };
         };
     };
-    getInvoicePdf: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                invoice_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getInvoicePdfForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                invoice_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getHostedInvoicePdf: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    payHostedInvoice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["HostedInvoicePayInput"];
-            };
-        };
-        responses: {
-            /** @description The invoice after the attempt. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Invoice"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -34474,1076 +29942,7 @@ export interface operations {
             };
         };
     };
-    listRequestLogs: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
-                starting_after?: string;
-                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
-                ending_before?: string;
-                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
-                status?: string;
-                /** @description The HTTP method. */
-                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                /** @description An operation id, e.g. `createCustomer`. */
-                operation?: string;
-                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
-                path?: string;
-                /** @description An API token's id (`key_…`). */
-                token?: string;
-                /** @description One request, by its id. */
-                request_id?: string;
-                /** @description The requests sent with this `Idempotency-Key`. */
-                idempotency_key?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of requests. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestLogList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listRequestLogsForTokenAccount: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
-                starting_after?: string;
-                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
-                ending_before?: string;
-                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
-                status?: string;
-                /** @description The HTTP method. */
-                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                /** @description An operation id, e.g. `createCustomer`. */
-                operation?: string;
-                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
-                path?: string;
-                /** @description An API token's id (`key_…`). */
-                token?: string;
-                /** @description One request, by its id. */
-                request_id?: string;
-                /** @description The requests sent with this `Idempotency-Key`. */
-                idempotency_key?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of requests. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestLogList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getRequestLog: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                request_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The request. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestLogDetail"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getRequestLogForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                request_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The request. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestLogDetail"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getAccountSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateAccountSettings: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getAccountSettingsForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateAccountSettingsForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated account settings. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountSettings"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listTaxRates: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only active (true) or archived (false) rates. */
-                active?: "true" | "false";
-            };
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of tax rates. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRateList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createTaxRate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The created tax rate. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listTaxRatesForTokenAccount: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only active (true) or archived (false) rates. */
-                active?: "true" | "false";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of tax rates. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRateList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createTaxRateForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The created tax rate. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getTaxRate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                tax_rate_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The tax rate. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateTaxRate: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                tax_rate_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated tax rate. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getTaxRateForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                tax_rate_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The tax rate. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    updateTaxRateForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                tax_rate_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated tax rate. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRate"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listMeters: {
+    listFeatures: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
@@ -35568,13 +29967,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of meters. */
+            /** @description A page of features. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeterList"];
+                    "application/json": components["schemas"]["FeatureList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -35606,7 +30005,7 @@ export interface operations {
             };
         };
     };
-    createMeter: {
+    createFeature: {
         parameters: {
             query?: never;
             header?: {
@@ -35621,17 +30020,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MeterCreateInput"];
+                "application/json": components["schemas"]["FeatureCreateInput"];
             };
         };
         responses: {
-            /** @description The created meter. */
+            /** @description The created feature. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["Feature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -35654,15 +30053,6 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35690,7 +30080,7 @@ export interface operations {
             };
         };
     };
-    listMetersForTokenAccount: {
+    listFeaturesForTokenAccount: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 100. Default 50. */
@@ -35712,13 +30102,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of meters. */
+            /** @description A page of features. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeterList"];
+                    "application/json": components["schemas"]["FeatureList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -35750,7 +30140,7 @@ export interface operations {
             };
         };
     };
-    createMeterForTokenAccount: {
+    createFeatureForTokenAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -35762,17 +30152,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MeterCreateInput"];
+                "application/json": components["schemas"]["FeatureCreateInput"];
             };
         };
         responses: {
-            /** @description The created meter. */
+            /** @description The created feature. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["Feature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -35802,15 +30192,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The body is not application/json. */
             415: {
                 headers: {
@@ -35831,26 +30212,26 @@ export interface operations {
             };
         };
     };
-    getMeter: {
+    getFeature: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-                meter_id: string;
+                feature_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The meter. */
+            /** @description The feature. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["Feature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -35891,109 +30272,24 @@ export interface operations {
             };
         };
     };
-    updateMeter: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                meter_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MeterUpdateInput"];
-            };
-        };
-        responses: {
-            /** @description The updated meter. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Meter"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getMeterForTokenAccount: {
+    getFeatureForTokenAccount: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                meter_id: string;
+                feature_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The meter. */
+            /** @description The feature. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["Feature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36034,7 +30330,67 @@ export interface operations {
             };
         };
     };
-    updateMeterForTokenAccount: {
+    listProductFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                product_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product's features. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductFeatureList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    attachProductFeature: {
         parameters: {
             query?: never;
             header?: {
@@ -36042,23 +30398,25 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                meter_id: string;
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                product_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MeterUpdateInput"];
+                "application/json": components["schemas"]["ProductFeatureAttachInput"];
             };
         };
         responses: {
-            /** @description The updated meter. */
+            /** @description The product's link to the feature. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["ProductFeature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36117,29 +30475,24 @@ export interface operations {
             };
         };
     };
-    deactivateMeter: {
+    listProductFeaturesForTokenAccount: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                meter_id: string;
+                product_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The meter. */
+            /** @description The product's features. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Meter"];
+                    "application/json": components["schemas"]["ProductFeatureList"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36180,7 +30533,7 @@ export interface operations {
             };
         };
     };
-    deactivateMeterForTokenAccount: {
+    attachProductFeatureForTokenAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -36188,227 +30541,23 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                meter_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The meter. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Meter"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    reactivateMeter: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                meter_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The meter. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Meter"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    reactivateMeterForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                meter_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The meter. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Meter"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createUsageEvent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
+                product_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UsageEventInput"];
+                "application/json": components["schemas"]["ProductFeatureAttachInput"];
             };
         };
         responses: {
-            /** @description Accepted or duplicate. */
+            /** @description The product's link to the feature. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UsageEventResult"];
+                    "application/json": components["schemas"]["ProductFeature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36438,8 +30587,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource. */
-            409: {
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36467,239 +30616,27 @@ export interface operations {
             };
         };
     };
-    createUsageEventForTokenAccount: {
+    detachProductFeature: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UsageEventInput"];
-            };
-        };
-        responses: {
-            /** @description Accepted or duplicate. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageEventResult"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createUsageEventBatch: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UsageEventBatchInput"];
-            };
-        };
-        responses: {
-            /** @description One result per event, in order. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageEventBatchResult"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createUsageEventBatchForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UsageEventBatchInput"];
-            };
-        };
-        responses: {
-            /** @description One result per event, in order. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageEventBatchResult"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    cancelUsageEvent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                identifier: string;
+                product_id: string;
+                feature_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The cancelled event. */
+            /** @description The removed link's id. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                    "application/json": components["schemas"]["DeletedProductFeature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36738,38 +30675,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
-    cancelUsageEventForTokenAccount: {
+    detachProductFeatureForTokenAccount: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
-                identifier: string;
+                product_id: string;
+                feature_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The cancelled event. */
+            /** @description The removed link's id. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                    "application/json": components["schemas"]["DeletedProductFeature"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36808,23 +30734,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
         };
     };
-    getCustomerUsage: {
+    getCustomerEntitlements: {
         parameters: {
-            query: {
-                /** @description The meter's id. */
-                meter: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -36835,13 +30749,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The usage. */
+            /** @description The active entitlements. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerUsage"];
+                    "application/json": components["schemas"]["CustomerEntitlementsWithGrants"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36882,12 +30796,9 @@ export interface operations {
             };
         };
     };
-    getCustomerUsageForTokenAccount: {
+    getCustomerEntitlementsForTokenAccount: {
         parameters: {
-            query: {
-                /** @description The meter's id. */
-                meter: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 customer_id: string;
@@ -36896,13 +30807,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The usage. */
+            /** @description The active entitlements. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CustomerUsage"];
+                    "application/json": components["schemas"]["CustomerEntitlementsWithGrants"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36943,33 +30854,25 @@ export interface operations {
             };
         };
     };
-    getMeterSummaries: {
+    getPortalConfiguration: {
         parameters: {
-            query: {
-                customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
-                group_by?: "hour" | "day";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
-                meter_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The buckets. */
+            /** @description The configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeterSummaries"];
+                    "application/json": components["schemas"]["PortalConfiguration"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -36999,8 +30902,65 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such object in this account. */
-            404: {
+        };
+    };
+    updatePortalConfiguration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalConfigurationUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalConfiguration"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37019,31 +30979,22 @@ export interface operations {
             };
         };
     };
-    getMeterSummariesForTokenAccount: {
+    getPortalConfigurationForTokenAccount: {
         parameters: {
-            query: {
-                customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
-                group_by?: "hour" | "day";
-            };
+            query?: never;
             header?: never;
-            path: {
-                meter_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The buckets. */
+            /** @description The configuration. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeterSummaries"];
+                    "application/json": components["schemas"]["PortalConfiguration"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -37073,8 +31024,62 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such object in this account. */
-            404: {
+        };
+    };
+    updatePortalConfigurationForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalConfigurationUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalConfiguration"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39286,7 +33291,7 @@ export interface operations {
             };
         };
     };
-    apiTokenCreatedWebhook: {
+    featureCreatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -39295,7 +33300,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ApiTokenCreatedWebhookEvent"];
+                "application/json": components["schemas"]["FeatureCreatedWebhookEvent"];
             };
         };
         responses: {
@@ -39329,7 +33334,7 @@ export interface operations {
             };
         };
     };
-    apiTokenRevokedWebhook: {
+    productFeatureAttachedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -39338,7 +33343,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ApiTokenRevokedWebhookEvent"];
+                "application/json": components["schemas"]["ProductFeatureAttachedWebhookEvent"];
             };
         };
         responses: {
@@ -39372,7 +33377,7 @@ export interface operations {
             };
         };
     };
-    webhookEndpointCreatedWebhook: {
+    productFeatureDetachedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -39381,7 +33386,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointCreatedWebhookEvent"];
+                "application/json": components["schemas"]["ProductFeatureDetachedWebhookEvent"];
             };
         };
         responses: {
@@ -39415,7 +33420,7 @@ export interface operations {
             };
         };
     };
-    webhookEndpointUpdatedWebhook: {
+    customerEntitlementsUpdatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -39424,7 +33429,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointUpdatedWebhookEvent"];
+                "application/json": components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"];
             };
         };
         responses: {
@@ -39458,7 +33463,7 @@ export interface operations {
             };
         };
     };
-    webhookEndpointDeletedWebhook: {
+    portalConfigurationUpdatedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -39467,609 +33472,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointDeletedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointDisabledWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointDisabledWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointEnabledWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointEnabledWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    webhookEndpointSecretRotatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignedInWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignedInWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignInFailedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignInFailedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userSignedOutWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserSignedOutWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    userPasswordChangedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserPasswordChangedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    accountSettingsUpdatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    taxRateCreatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    taxRateUpdatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    meterCreatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MeterCreatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    meterUpdatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MeterUpdatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    meterDeactivatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MeterDeactivatedWebhookEvent"];
-            };
-        };
-        responses: {
-            /** @description The signature did not verify: a permanent failure, not retried. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    meterReactivatedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MeterReactivatedWebhookEvent"];
+                "application/json": components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
             };
         };
         responses: {

@@ -1,0 +1,11 @@
+import { handle } from "@/lib/api/handler";
+import { getPortalConfigurationOperation, updatePortalConfigurationOperation } from "./operations";
+import { getPortalConfiguration, serializePortalConfiguration, updatePortalConfiguration } from "./service";
+
+/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+export const portalHandlers = [
+  handle(getPortalConfigurationOperation, async ({ ctx }) => serializePortalConfiguration(await getPortalConfiguration({ ctx, input: {} }), ctx.livemode)),
+  handle(updatePortalConfigurationOperation, async ({ ctx, body }) =>
+    serializePortalConfiguration(await updatePortalConfiguration({ ctx, input: body }), ctx.livemode),
+  ),
+];
