@@ -61,6 +61,20 @@ export const SETTINGS_FIELDS = {
     input: z.string().min(1).nullable().meta({ description: "An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default." }),
     output: z.string().nullable(),
   },
+  usage_grace_seconds: {
+    input: z.number().int().min(0).max(604_800).meta({
+      description: "How long after a period ends its usage events are still accepted and counted; that period's invoice is finalized after it (docs/usage-billing.md). 0 to 7 days.",
+      example: 3600,
+    }),
+    output: z.number().int(),
+  },
+  entitlement_past_due_grace_days: {
+    input: z.number().int().min(0).max(90).meta({
+      description: "How many days a past_due subscription keeps granting its features (docs/portal-and-entitlements.md).",
+      example: 7,
+    }),
+    output: z.number().int(),
+  },
 } as const;
 
 type Fields = typeof SETTINGS_FIELDS;

@@ -17,6 +17,8 @@ export function serializeAccountSettings(row: AccountRow): AccountSettingsObject
     invoice_footer: row.invoiceFooter,
     default_locale: row.defaultLocale as Locale,
     default_tax_rate: row.defaultTaxRate,
+    usage_grace_seconds: row.usageGraceSeconds,
+    entitlement_past_due_grace_days: row.entitlementPastDueGraceDays,
     livemode: row.livemode,
   };
 }

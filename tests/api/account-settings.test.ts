@@ -29,6 +29,8 @@ describe("account settings", () => {
       invoice_footer: null,
       default_locale: "en",
       default_tax_rate: null,
+      usage_grace_seconds: 3600,
+      entitlement_past_due_grace_days: 7,
       livemode: true,
     });
   });
@@ -81,6 +83,9 @@ describe("account settings", () => {
     [{ address: { ...ADDRESS, country: "FRA" } }, "address.country"],
     [{ address: { ...ADDRESS, line1: "" } }, "address.line1"],
     [{ business_name: "" }, "business_name"],
+    [{ usage_grace_seconds: -1 }, "usage_grace_seconds"],
+    [{ usage_grace_seconds: 604_801 }, "usage_grace_seconds"],
+    [{ entitlement_past_due_grace_days: 1.5 }, "entitlement_past_due_grace_days"],
   ])("refuses %j with a 422 naming %s, changing nothing", async (body, field) => {
     const m = await newMerchant();
     const before = (await m.client.get("/account-settings")).body;

@@ -1268,6 +1268,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         */
+        get: operations["getInvoicePdfForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an invoice's PDF from its hosted page
+         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         */
+        get: operations["getHostedInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hosted-invoices/{token}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an open invoice from its hosted page
+         * @description For whoever holds the `hosted_invoice_url`'s token: pays the open invoice with a sandbox payment method, as `POST /invoices/{id}/pay` does (sandbox accounts only; events carry actor `customer`). A wrong token is a 404; an invoice that is not open, a 409.
+         */
+        post: operations["payHostedInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -2394,6 +2474,600 @@ export type paths = {
         };
         /** The OpenAPI 3.1 document of this API */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API requests
+         * @description Every /api request of the account, newest first, as the request log recorded it (written in batches: a request appears within about a second). Filters combine; page with `starting_after`, or poll for newer requests with `ending_before` (what `npm run logs` does). Secret tokens and dashboard sessions only. Successful reads of the request log are not recorded in it (its failures are).
+         */
+        get: operations["listRequestLogsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API request
+         * @description One request by its id (the `request_id` of an error body, the `X-Request-Id` header), with its redacted headers and, for a 4xx or 5xx, its redacted bodies, and the events it caused.
+         */
+        get: operations["getRequestLogForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/account-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         */
+        get: operations["getAccountSettings"];
+        put?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account settings
+         * @description The seller's details printed on invoices, the invoice number prefix and the default invoice language.
+         */
+        get: operations["getAccountSettingsForTokenAccount"];
+        put?: never;
+        /**
+         * Update the account settings
+         * @description Sets the given settings; absent ones are kept, null clears one. Emits `account.settings_updated` when anything changed. Numbers already given to invoices keep their prefix.
+         */
+        post: operations["updateAccountSettingsForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRates"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax rates
+         * @description The account's tax rates, newest first; `active` filters archived ones in or out.
+         */
+        get: operations["listTaxRatesForTokenAccount"];
+        put?: never;
+        /**
+         * Create a tax rate
+         * @description Emits `tax_rate.created`. `percentage` and `inclusive` are fixed once created (as in Stripe): make a new rate to change them.
+         */
+        post: operations["createTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRate"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tax-rates/{tax_rate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tax rate
+         * @description Archived rates too.
+         */
+        get: operations["getTaxRateForTokenAccount"];
+        put?: never;
+        /**
+         * Update or archive a tax rate
+         * @description Emits `tax_rate.updated` when anything changed. `active: false` archives the rate: new invoice lines and defaults cannot name it; invoices and subscriptions that use it keep it.
+         */
+        post: operations["updateTaxRateForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List meters
+         * @description The account's meters, active and inactive, newest first.
+         */
+        get: operations["listMeters"];
+        put?: never;
+        /**
+         * Create a meter
+         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
+         */
+        post: operations["createMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List meters
+         * @description The account's meters, active and inactive, newest first.
+         */
+        get: operations["listMetersForTokenAccount"];
+        put?: never;
+        /**
+         * Create a meter
+         * @description Emits `meter.created`. `event_name` is unique among the account's active meters (409 `meter_event_name_taken`); `aggregation` and `value_key` are immutable.
+         */
+        post: operations["createMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a meter */
+        get: operations["getMeter"];
+        put?: never;
+        /**
+         * Update a meter
+         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
+         */
+        post: operations["updateMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a meter */
+        get: operations["getMeterForTokenAccount"];
+        put?: never;
+        /**
+         * Update a meter
+         * @description Only `display_name` changes (anything else is a 422). Emits `meter.updated` when it changed.
+         */
+        post: operations["updateMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a meter
+         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
+         */
+        post: operations["deactivateMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a meter
+         * @description Emits `meter.deactivated`. The meter accepts no more events (they are `invalid`) and frees its `event_name`; usage already counted stays. Deactivating an inactive meter changes nothing.
+         */
+        post: operations["deactivateMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a meter
+         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         */
+        post: operations["reactivateMeter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a meter
+         * @description Emits `meter.reactivated`. 409 `meter_event_name_taken` when another active meter took its `event_name` meanwhile.
+         */
+        post: operations["reactivateMeterForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a usage event
+         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         */
+        post: operations["createUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a usage event
+         * @description Counts one event for the meter of its `event_name`. 200 `accepted` (committed: durable) or `duplicate` (this identifier was accepted before with the same body); 409 `usage_event_conflict` when it was accepted with another body; 422 with `error_code` naming the reason when the event cannot count (unknown event_name or customer, value, timestamp outside the window). Secret tokens only.
+         */
+        post: operations["createUsageEventForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest usage events in a batch
+         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         */
+        post: operations["createUsageEventBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest usage events in a batch
+         * @description 1 to 1,000 events, answered 200 with one result per event in order: `accepted`, `duplicate` or `invalid` with `error` (an identifier accepted before with another body is `invalid` with `usage_event_conflict`). One invalid event never rejects the others. The accepted ones are committed before the answer.
+         */
+        post: operations["createUsageEventBatchForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/usage-events/{identifier}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a usage event
+         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         */
+        post: operations["cancelUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage-events/{identifier}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a usage event
+         * @description Removes an accepted event from usage while its period's invoice is not finalized; afterwards 409 `usage_event_locked`. Cancelling again answers the same.
+         */
+        post: operations["cancelUsageEventForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/{customer_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter
+         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
+         */
+        get: operations["getCustomerUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter
+         * @description The aggregated usage of the customer's open period: its live subscription's current period, else the UTC calendar month.
+         */
+        get: operations["getCustomerUsageForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/meters/{meter_id}/summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter by hour or day
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         */
+        get: operations["getMeterSummaries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/summaries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's usage of a meter by hour or day
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         */
+        get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3682,6 +4356,386 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "api_token.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.created
+         * @description An API token was created (the object never holds the token itself). `metadata` has the creator's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_token.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * api_token.revoked
+         * @description An API token was revoked; its next call is refused. `metadata` has the actor's `client_address` and `user_agent`. `data.object` is the api_token. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["apiTokenRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.created
+         * @description A webhook endpoint was created (the object never holds its signing secret). An endpoint never receives the `webhook_endpoint.*` events about itself. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.updated
+         * @description A webhook endpoint's URL, events, description or rate was changed. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.deleted
+         * @description A webhook endpoint was deleted; the object is its last state, with `deleted: true`. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description A webhook endpoint was disabled by hand: it receives nothing until enabled. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.enabled
+         * @description A disabled webhook endpoint was enabled again. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointEnabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.secret_rotated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.secret_rotated
+         * @description A webhook endpoint's signing secret was replaced (the secrets are never in the event); `previous_secret_expires_at` says until when the old one still signs. `data.object` is the webhook_endpoint. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["webhookEndpointSecretRotatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.signed_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_in
+         * @description A user of the account's organization signed in to the dashboard (emitted in each of the organization's accounts). `metadata` has the `client_address` and `user_agent`. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedInWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.sign_in_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.sign_in_failed
+         * @description A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignInFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.signed_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.signed_out
+         * @description A user signed out; every session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userSignedOutWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.password_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * user.password_changed
+         * @description A user changed their password (never in the event, nor its hash); every other session of the user ended. `data.object` is the user. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["userPasswordChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.settings_updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.settings_updated
+         * @description The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's. `data.object` is the account_settings. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["accountSettingsUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.created
+         * @description A tax rate was created. `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.updated
+         * @description A tax rate was changed or archived (`active` false). `data.object` is the tax_rate. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["taxRateUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meter.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meter.created
+         * @description A meter was created: usage events of its `event_name` are now counted. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["meterCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meter.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meter.updated
+         * @description A meter's `display_name` was changed. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["meterUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meter.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meter.deactivated
+         * @description A meter was deactivated: it accepts no more usage events and frees its `event_name`. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["meterDeactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meter.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * meter.reactivated
+         * @description An inactive meter was reactivated and counts usage events again. `data.object` is the meter. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["meterReactivatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "feature.created": {
         parameters: {
             query?: never;
@@ -3792,9 +4846,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -3802,8 +4856,33 @@ export type components = {
              */
             email: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            /** @description Invoice language; null: the account's `default_locale`. */
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
+            default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
             metadata?: components["schemas"]["Metadata"];
+        };
+        PostalAddressInput: {
+            line1: string;
+            line2?: string | null;
+            postal_code: string;
+            city: string;
+            /** @example FR */
+            country: string;
+        };
+        /**
+         * @example {
+         *       "type": "eu_vat",
+         *       "value": "DE136695976"
+         *     }
+         */
+        TaxIdInput: {
+            /** @enum {string} */
+            type: "eu_vat";
+            value: string;
         };
         /** @description Custom field values by field key. */
         CustomFields: {
@@ -3820,6 +4899,11 @@ export type components = {
              */
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            /** @description Replaces the customer's tax ids. */
+            tax_ids?: components["schemas"]["TaxIdInput"][];
+            default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
                 [key: string]: string | null;
@@ -3917,6 +5001,17 @@ export type components = {
                 [key: string]: string | null;
             };
         };
+        /**
+         * @example {
+         *       "product": "prod_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "currency": "usd",
+         *       "unit_amount_atom": 1500,
+         *       "type": "recurring",
+         *       "recurring": {
+         *         "interval": "month"
+         *       }
+         *     }
+         */
         PriceCreateInput: {
             /** @description The product (`prod_…`) of this account the price belongs to. */
             product: string;
@@ -3926,14 +5021,26 @@ export type components = {
              */
             currency: string;
             /**
-             * @description Integer amount in atomic units (cents for usd). Never a decimal.
+             * @description Required with `billing_scheme: per_unit` (the default), not allowed with `tiered`.
              * @example 1500
              */
-            unit_amount_atom: number;
+            unit_amount_atom?: number;
             /** @enum {string} */
             type: "one_time" | "recurring";
             /** @description Required when `type` is `recurring`, absent or null otherwise. */
             recurring?: components["schemas"]["PriceRecurringInput"] | null;
+            /**
+             * @description `per_unit` (default) or `tiered` (then `tiers` and `tiers_mode`).
+             * @enum {string}
+             */
+            billing_scheme?: "per_unit" | "tiered";
+            /**
+             * @description `graduated`: each tier prices the units within it; `volume`: the tier of the total prices every unit.
+             * @enum {string}
+             */
+            tiers_mode?: "graduated" | "volume";
+            /** @description Ascending `up_to`, the last one null. */
+            tiers?: components["schemas"]["PriceTier"][];
             nickname?: string | null;
             /** @description Default true. */
             active?: boolean;
@@ -3944,6 +5051,21 @@ export type components = {
             interval: "day" | "week" | "month" | "year";
             /** @description Intervals between billings, 1 to 365. Default 1. */
             interval_count?: number;
+            /**
+             * @description `licensed` (default): billed in advance by quantity; `metered`: billed in arrears from the usage of `meter`.
+             * @enum {string}
+             */
+            usage_type?: "licensed" | "metered";
+            /** @description Required with `usage_type: metered`: an active meter (`mtr_…`). */
+            meter?: string;
+        };
+        PriceTier: {
+            /** @description Upper bound of units (inclusive); null on the last tier. */
+            up_to: number | null;
+            /** @description Per unit, in atoms. */
+            unit_amount_atom: number;
+            /** @description A flat fee for the tier, in atoms. */
+            flat_amount_atom?: number;
         };
         PriceUpdateInput: {
             nickname?: string | null;
@@ -3963,6 +5085,12 @@ export type components = {
             type?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             recurring?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            billing_scheme?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers_mode?: unknown;
+            /** @description Immutable: sending it is a 422; create a new price instead. */
+            tiers?: unknown;
         };
         PaymentIntentCreateInput: {
             /**
@@ -4049,6 +5177,8 @@ export type components = {
             /** @description A custom unit amount; requires `description`, excludes `price`. */
             unit_amount_atom?: number;
             description?: string;
+            /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
+            tax_rates?: string[];
         };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
@@ -4058,6 +5188,13 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
+        };
+        HostedInvoicePayInput: {
+            /**
+             * @description A sandbox payment method (`pm_sandbox_…`); live invoices answer 422.
+             * @example pm_sandbox_succeeds
+             */
+            payment_method: string;
         };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
@@ -4227,7 +5364,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4249,7 +5386,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -4310,6 +5447,123 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             to: string;
+        };
+        /** @description The settings to change; absent ones are kept, null clears one. */
+        AccountSettingsUpdateInput: {
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddressInput"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /**
+             * @description 3–12 of `[A-Z0-9-]`. Null: derived from `business_name` (see `invoice_prefix` in the answer).
+             * @example ACME
+             */
+            invoice_prefix?: string | null;
+            invoice_footer?: string | null;
+            /** @enum {string} */
+            default_locale?: "en" | "fr" | "de";
+            /** @description An active tax rate (`txr_…`) for invoice lines that name none, unless the customer has a default. */
+            default_tax_rate?: string | null;
+            /**
+             * @description How long after a period ends its usage events are still accepted and counted; that period's invoice is finalized after it (docs/usage-billing.md). 0 to 7 days.
+             * @example 3600
+             */
+            usage_grace_seconds?: number;
+            /**
+             * @description How many days a past_due subscription keeps granting its features (docs/portal-and-entitlements.md).
+             * @example 7
+             */
+            entitlement_past_due_grace_days?: number;
+        };
+        TaxRateCreateInput: {
+            /** @example VAT */
+            display_name: string;
+            description?: string | null;
+            /**
+             * @description The rate in percent, 0–100, at most 4 decimals; fixed once created.
+             * @example 19
+             */
+            percentage: number;
+            /** @description true: prices contain the tax; false: the tax is added to them. Fixed once created. */
+            inclusive: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        TaxRateUpdateInput: {
+            display_name?: string;
+            description?: string | null;
+            /** @description false archives the rate: no new use; where it is used, it stays. */
+            active?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
+        };
+        MeterCreateInput: {
+            /**
+             * @description The usage events this meter counts (their `event_name`).
+             * @example api_request
+             */
+            event_name: string;
+            /** @example API requests */
+            display_name: string;
+            /**
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
+             */
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            /**
+             * @description The payload key holding the value (for `unique_count`, the counted key). Default `value`.
+             * @example value
+             */
+            value_key?: string;
+        };
+        MeterUpdateInput: {
+            /** @example API requests */
+            display_name?: string;
+            /** @description Immutable: any value is a 422. */
+            event_name?: unknown;
+            /** @description Immutable: any value is a 422. */
+            aggregation?: unknown;
+            /** @description Immutable: any value is a 422. */
+            value_key?: unknown;
+        };
+        UsageEventInput: {
+            /**
+             * @description The `event_name` of an active meter.
+             * @example api_request
+             */
+            event_name: string;
+            /**
+             * @description The customer's id.
+             * @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            customer: string;
+            /**
+             * @description Your unique id of the event: the same identifier is counted once per account (≥ 35 days).
+             * @example req_8f2c1a
+             */
+            identifier: string;
+            /** @description When the usage happened, Unix seconds; default now (the account's clock). At most 5 minutes ahead. */
+            timestamp?: number;
+            /**
+             * @description Flat key → value map; the meter's `value_key` holds the value (an integer ≥ 0).
+             * @default {}
+             * @example {
+             *       "value": 3
+             *     }
+             */
+            payload: {
+                [key: string]: string | number | boolean | null;
+            };
+        };
+        UsageEventBatchInput: {
+            events: {
+                [key: string]: unknown;
+            }[];
         };
         FeatureCreateInput: {
             /**
@@ -4523,6 +5777,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4565,6 +5821,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4607,6 +5865,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4649,6 +5909,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4691,6 +5953,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4733,6 +5997,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4775,6 +6041,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4817,6 +6085,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4859,6 +6129,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4901,6 +6173,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4943,6 +6217,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -4985,6 +6261,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5027,6 +6305,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5069,6 +6349,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5111,6 +6393,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5153,6 +6437,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5195,6 +6481,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5237,6 +6525,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5279,6 +6569,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5321,6 +6613,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5363,6 +6657,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5405,6 +6701,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5447,6 +6745,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5489,6 +6789,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5531,6 +6833,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5573,6 +6877,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5615,6 +6921,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5657,6 +6965,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5699,6 +7009,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5741,6 +7053,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5783,6 +7097,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5825,6 +7141,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5867,6 +7185,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5909,6 +7229,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5951,6 +7273,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -5993,6 +7317,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6035,6 +7361,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6077,6 +7405,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6119,6 +7449,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6161,6 +7493,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6203,6 +7537,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6245,6 +7581,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6287,6 +7625,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6329,6 +7669,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6371,6 +7713,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6413,6 +7757,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6455,6 +7801,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6497,6 +7845,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6539,6 +7889,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6581,6 +7933,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6623,6 +7977,844 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "account.settings_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "account_settings";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AccountSettings"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AccountSettings"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "meter.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "meter.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "meter.deactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "meter.reactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6665,6 +8857,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6707,6 +8901,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6749,6 +8945,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6791,6 +8989,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -6833,6 +9033,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7077,6 +9279,19 @@ export type components = {
              */
             updated: string;
         };
+        TaxAmount: {
+            tax_rate: string;
+            /** @description The tax, rounded half to even per line. */
+            amount_atom: number;
+            inclusive: boolean;
+            /** @description What the rate applied to (after the discount's share). */
+            taxable_amount_atom: number;
+            /**
+             * @description `reverse_charge`: 0, the buyer accounts for the VAT.
+             * @enum {string}
+             */
+            taxability_reason: "standard_rated" | "reverse_charge";
+        };
         InvoiceLine: {
             /** @example il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7084,8 +9299,14 @@ export type components = {
             description: string | null;
             quantity: number;
             unit_amount_atom: number;
-            /** @description quantity × unit_amount_atom. */
+            /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
+            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
+            tax_rates: string[];
+            /** @description The line's share of the invoice's discount (set at finalization). */
+            discount_atom: number;
+            /** @description The line's tax per rate (set at finalization; empty on drafts). */
+            tax_amounts: components["schemas"]["TaxAmount"][];
         };
         Invoice: {
             /** @example in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -7096,12 +9317,33 @@ export type components = {
             subscription: string | null;
             /** @enum {string} */
             status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number: string | null;
             currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
             /** @description Σ line amounts. */
             subtotal_atom: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
             /** @description total − paid. */
             due_amount_atom: number;
@@ -7138,6 +9380,22 @@ export type components = {
              */
             updated: string;
         };
+        PostalAddress: {
+            line1: string;
+            line2: string | null;
+            postal_code: string;
+            city: string;
+            /** @description ISO 3166-1 alpha-2, uppercase. */
+            country: string;
+        };
+        TaxId: {
+            /** @enum {string} */
+            type: "eu_vat";
+            /** @description Normalized: uppercase, without spaces, dots or dashes. */
+            value: string;
+            /** @description The issuing country (ISO 3166-1 alpha-2). */
+            country: string;
+        };
         Customer: {
             /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -7145,6 +9403,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7170,6 +9432,10 @@ export type components = {
             object: "customer";
             email: string;
             name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -7318,7 +9584,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7352,7 +9631,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            tiers_mode: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname: string | null;
             active: boolean;
             metadata: {
@@ -7436,6 +9728,187 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        ApiToken: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id: string;
+            /** @constant */
+            object: "api_token";
+            name: string;
+            /** @enum {string} */
+            kind: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        WebhookEndpointDeletedObject: {
+            /** @description Prefix `whe_`. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second: number | null;
+            livemode: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @description A dashboard user of the account's organization. */
+        AuditUser: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id: string;
+            /** @constant */
+            object: "user";
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
+        AccountSettings: {
+            /** @constant */
+            object: "account_settings";
+            /**
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            id: string;
+            business_name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            tax_id: string | null;
+            support_email: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix: string;
+            invoice_footer: string | null;
+            /** @enum {string} */
+            default_locale: "en" | "fr" | "de";
+            default_tax_rate: string | null;
+            usage_grace_seconds: number;
+            entitlement_past_due_grace_days: number;
+            livemode: boolean;
+        };
+        TaxRate: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "tax_rate";
+            display_name: string;
+            description: string | null;
+            percentage: number;
+            inclusive: boolean;
+            country: string | null;
+            jurisdiction: string | null;
+            active: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        Meter: {
+            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "meter";
+            event_name: string;
+            display_name: string;
+            /**
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
+             */
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            value_key: string;
+            /**
+             * @description An inactive meter accepts no events and frees its `event_name`.
+             * @enum {string}
+             */
+            status: "active" | "inactive";
             livemode: boolean;
             /**
              * Format: date-time
@@ -7564,7 +10037,7 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated: string | null;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
          *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
@@ -7587,6 +10060,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.220Z",
@@ -7619,6 +10093,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7654,6 +10130,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
+         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.272Z",
@@ -7686,6 +10163,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7733,6 +10212,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.442Z",
@@ -7765,6 +10245,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7821,6 +10303,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6tnt5r6f5wt7shckh49c69a",
+         *       "request_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:14.484Z",
@@ -7853,6 +10336,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -7944,6 +10429,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6v68b4nwgmcgdt9s0f5k7ww",
+         *       "request_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:14.613Z",
@@ -7976,6 +10462,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8070,6 +10558,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6v89xw426vyfhvnmzddmxqp",
+         *       "request_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:14.630Z",
@@ -8102,6 +10591,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8191,6 +10682,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6tsvb1jjjm0pctx3rq5jyp0",
+         *       "request_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:14.555Z",
@@ -8223,6 +10715,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8312,6 +10806,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-27T04:59:14.642Z",
@@ -8344,6 +10839,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8385,6 +10882,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.200Z",
@@ -8417,6 +10915,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8476,6 +10976,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.213Z",
@@ -8508,6 +11009,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8567,6 +11070,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6p0zfxdwxqpjkh1040ffsdr",
+         *       "request_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.294Z",
@@ -8599,6 +11103,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8658,6 +11164,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6p8ayzqyfned94np9av2g38",
+         *       "request_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.362Z",
@@ -8690,6 +11197,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8749,6 +11258,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
+         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.230Z",
@@ -8781,6 +11291,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8840,6 +11352,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pbzh0d90gjv5ewkbzycz48",
+         *       "request_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:59:13.379Z",
@@ -8872,6 +11385,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -8931,6 +11446,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
+         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.276Z",
@@ -8963,6 +11479,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9022,6 +11540,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6p3gvpa67cksps38hw3rk34",
+         *       "request_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.328Z",
@@ -9054,6 +11573,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9102,6 +11623,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
+         *       "request_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:14.106Z",
@@ -9134,6 +11656,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9209,6 +11733,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6sfx8wtv5nn0a9m2t2hkmfm",
+         *       "request_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:14.204Z",
@@ -9241,6 +11766,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9318,6 +11845,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6st79y603s93enrjjken8e2",
+         *       "request_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:14.279Z",
@@ -9350,6 +11878,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9427,6 +11957,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6t110nx7har534svgz937pg",
+         *       "request_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:59:14.338Z",
@@ -9459,6 +11990,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9536,6 +12069,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6t86fhmyf4sfnpm2fhr87ty",
+         *       "request_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
          *       "version": 1,
          *       "sequence": 5,
          *       "created": "2026-11-26T04:59:14.383Z",
@@ -9568,6 +12102,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9616,6 +12152,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-30T04:59:14.448Z",
@@ -9648,6 +12185,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9679,6 +12218,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -9690,24 +12230,33 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6ptdyeqftj8fwj9sezsa1p0",
+         *       "request_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.501Z",
@@ -9740,6 +12289,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9771,6 +12322,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -9782,18 +12334,26 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
@@ -9809,6 +12369,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -9820,23 +12381,32 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": null,
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pzfma0z6msfn5nv7na2by6",
+         *       "request_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.537Z",
@@ -9869,6 +12439,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -9900,6 +12472,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -9911,18 +12484,26 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
@@ -9938,6 +12519,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -9949,23 +12531,32 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
+         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.600Z",
@@ -9998,6 +12589,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10029,6 +12622,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -10040,18 +12634,26 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
@@ -10067,6 +12669,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -10078,23 +12681,32 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
+         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
          *       "version": 1,
          *       "sequence": 4,
          *       "created": "2026-11-26T04:59:13.602Z",
@@ -10127,6 +12739,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10158,6 +12772,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.726Z",
@@ -10169,24 +12784,33 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.747Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6qwep98g47dnw249zvtmbve",
+         *       "request_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.774Z",
@@ -10219,6 +12843,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10250,6 +12876,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.802Z",
@@ -10261,24 +12888,33 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.867Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6raj593s162ehb63hth57fe",
+         *       "request_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.884Z",
@@ -10311,6 +12947,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10342,6 +12980,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:14.038Z",
@@ -10353,18 +12992,26 @@ export type components = {
          *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": "2026-11-27T04:59:14.018Z",
+         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
@@ -10380,6 +13027,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:14.038Z",
@@ -10391,23 +13039,32 @@ export type components = {
          *         "due_date": "2026-11-27T04:59:14.018Z",
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:14.058Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-27T04:59:14.018Z",
@@ -10440,6 +13097,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10471,6 +13130,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
          *         "created": "2026-11-26T04:59:13.896Z",
@@ -10482,18 +13142,26 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": "2026-11-26T04:59:13.948Z",
          *         "overdue_at": null,
+         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
@@ -10509,6 +13177,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.896Z",
@@ -10520,23 +13189,32 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.925Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6rk4gnqmgxv5rkqz41wkaxm",
+         *       "request_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.949Z",
@@ -10569,6 +13247,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10600,6 +13280,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
          *         "created": "2026-11-26T04:59:13.974Z",
@@ -10611,18 +13292,26 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *       },
@@ -10638,6 +13327,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
          *         "created": "2026-11-26T04:59:13.974Z",
@@ -10649,23 +13339,32 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.989Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6rsmy25w624pmdjjfqhcgaa",
+         *       "request_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:14.001Z",
@@ -10698,6 +13397,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10729,6 +13430,7 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
+         *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
          *         "created": "2026-11-26T04:59:13.494Z",
@@ -10740,24 +13442,33 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *         "description": null,
+         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "total_taxes": [],
          *         "finalized_at": "2026-11-26T04:59:13.534Z",
          *         "subscription": null,
          *         "attempt_count": 0,
+         *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
+         *         "customer_email": "jenny@example.com",
          *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
+         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6qmraydc8q3jz52bc2cbrzg",
+         *       "request_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
          *       "version": 1,
          *       "sequence": 5,
          *       "created": "2026-11-26T04:59:13.713Z",
@@ -10790,6 +13501,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10821,6 +13534,7 @@ export type components = {
          *             "unit_amount_atom": 2000
          *           }
          *         ],
+         *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
          *         "created": "2026-11-30T04:59:14.448Z",
@@ -10832,24 +13546,33 @@ export type components = {
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
+         *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
+         *         "pdf_sha256": null,
          *         "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *         "invoice_pdf": null,
+         *         "total_taxes": [],
          *         "finalized_at": null,
          *         "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *         "attempt_count": 0,
+         *         "customer_name": null,
          *         "discount_atom": 0,
          *         "subtotal_atom": 2000,
+         *         "customer_email": null,
          *         "payment_intent": null,
+         *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
+         *         "hosted_invoice_url": null,
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-30T04:59:14.448Z",
@@ -10882,6 +13605,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10906,15 +13631,20 @@ export type components = {
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
+         *         "address": null,
          *         "created": "2026-11-26T04:59:12.994Z",
+         *         "tax_ids": [],
          *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6mthraxww5k2c6hcwjxx0w6",
+         *       "request_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:12.999Z",
@@ -10947,6 +13677,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -10971,25 +13703,34 @@ export type components = {
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
+         *         "address": null,
          *         "created": "2026-11-26T04:59:12.994Z",
+         *         "tax_ids": [],
          *         "updated": "2026-11-26T04:59:13.022Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
          *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
+         *         "address": null,
          *         "created": "2026-11-26T04:59:12.994Z",
+         *         "tax_ids": [],
          *         "updated": "2026-11-26T04:59:12.994Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6mzjk46d4ce80xrzzj09x0c",
+         *       "request_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.024Z",
@@ -11022,6 +13763,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11046,26 +13789,35 @@ export type components = {
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
+         *         "address": null,
          *         "created": "2026-11-26T04:59:13.041Z",
          *         "deleted": true,
+         *         "tax_ids": [],
          *         "updated": "2026-11-26T04:59:13.082Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "previous_data": {
          *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
+         *         "address": null,
          *         "created": "2026-11-26T04:59:13.041Z",
+         *         "tax_ids": [],
          *         "updated": "2026-11-26T04:59:13.041Z",
          *         "livemode": false,
          *         "metadata": {},
-         *         "custom_fields": {}
+         *         "custom_fields": {},
+         *         "default_tax_rate": null,
+         *         "preferred_locale": null
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6n6b6ev6rjw5cmsepz80f2p",
+         *       "request_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.084Z",
@@ -11098,6 +13850,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11146,6 +13900,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6n9cj9zdm8e14n01atytxfy",
+         *       "request_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.119Z",
@@ -11178,6 +13933,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11251,6 +14008,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nfssdmgzacwfxyr8aq4jqj",
+         *       "request_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.155Z",
@@ -11283,6 +14041,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11357,6 +14117,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6nj6xf7re1ntsqj1p66ncp2",
+         *       "request_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
          *       "version": 1,
          *       "sequence": 3,
          *       "created": "2026-11-26T04:59:13.176Z",
@@ -11389,6 +14150,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11429,6 +14192,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6je679p860v8f1j6ecmrmpr",
+         *       "request_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:12.378Z",
@@ -11461,6 +14225,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11518,6 +14284,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6jvxae2kpb5ny4k2jbg2bst",
+         *       "request_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:12.504Z",
@@ -11550,6 +14317,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11608,6 +14377,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6ka26smwexrwme1ycsekewg",
+         *       "request_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:12.606Z",
@@ -11640,6 +14410,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11662,6 +14434,7 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:59:11.610Z",
@@ -11672,14 +14445,19 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6fesj8s4kjmrz5mrs52wr9e",
+         *       "request_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:11.612Z",
@@ -11712,6 +14490,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11734,6 +14514,7 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:59:11.610Z",
@@ -11744,14 +14525,19 @@ export type components = {
          *         "metadata": {},
          *         "nickname": "Monthly",
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
          *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *         "type": "recurring",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:59:11.610Z",
@@ -11762,13 +14548,18 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": {
+         *           "meter": null,
          *           "interval": "month",
+         *           "usage_type": "licensed",
          *           "interval_count": 1
          *         },
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6fmdtxvfhedwxg5fzqbd80j",
+         *       "request_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:11.663Z",
@@ -11801,6 +14592,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11823,6 +14616,7 @@ export type components = {
          *       "data": {
          *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:59:11.703Z",
@@ -11834,11 +14628,14 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
          *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *         "type": "one_time",
+         *         "tiers": null,
          *         "active": true,
          *         "object": "price",
          *         "created": "2026-11-26T04:59:11.703Z",
@@ -11849,10 +14646,13 @@ export type components = {
          *         "metadata": {},
          *         "nickname": null,
          *         "recurring": null,
+         *         "tiers_mode": null,
+         *         "billing_scheme": "per_unit",
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6gj7fbszb2wrj75ks5c90vw",
+         *       "request_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:12.094Z",
@@ -11885,6 +14685,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11918,6 +14720,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6dwf3e9qhqz16bgezjnt7py",
+         *       "request_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:11.228Z",
@@ -11950,6 +14753,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -11993,6 +14798,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6f4c524pze2m83e3x64st64",
+         *       "request_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:11.529Z",
@@ -12025,6 +14831,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12069,6 +14877,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6j44r3mkdqhwz6sc524xnn0",
+         *       "request_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:12.315Z",
@@ -12101,6 +14910,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12137,6 +14948,7 @@ export type components = {
          *       "previous_data": null,
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 1,
          *       "created": "2026-11-26T04:59:13.431Z",
@@ -12169,6 +14981,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12218,6 +15032,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
+         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.434Z",
@@ -12250,6 +15065,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12299,6 +15116,7 @@ export type components = {
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1ce6pqhtznmepbb41xag7r81zr",
+         *       "request_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
          *       "version": 1,
          *       "sequence": 2,
          *       "created": "2026-11-26T04:59:13.483Z",
@@ -12331,6 +15149,1537 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
+         *       "type": "api_token.created",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *       "data": {
+         *         "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *         "kind": "secret",
+         *         "name": "catalogue",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:08:59.552Z",
+         *         "display": "st_prod_…jvbn",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
+         *       "request_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:08:59.560Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        ApiTokenCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
+         *       "type": "api_token.revoked",
+         *       "aggregate_type": "api_token",
+         *       "aggregate_id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *       "data": {
+         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "revoked",
+         *         "created": "2026-11-26T05:08:59.772Z",
+         *         "display": "pt_prod_…ffdb",
+         *         "revoked_at": "2026-11-26T05:08:59.794Z",
+         *         "last_used_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *         "kind": "publishable",
+         *         "name": "spare",
+         *         "object": "api_token",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:08:59.772Z",
+         *         "display": "pt_prod_…ffdb",
+         *         "revoked_at": null,
+         *         "last_used_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
+         *       "request_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:08:59.804Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        ApiTokenRevokedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "api_token";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["ApiToken"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["ApiToken"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
+         *       "type": "webhook_endpoint.created",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.838Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
+         *       "request_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:08:59.848Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
+         *       "type": "webhook_endpoint.updated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.885Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.838Z",
+         *         "livemode": false,
+         *         "description": null,
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
+         *       "request_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:08:59.888Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
+         *       "type": "webhook_endpoint.deleted",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "deleted": true,
+         *         "enabled": false,
+         *         "updated": "2026-11-26T05:08:59.976Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.956Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
+         *       "request_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
+         *       "version": 1,
+         *       "sequence": 6,
+         *       "created": "2026-11-26T05:08:59.977Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointDeletedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpointDeletedObject"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
+         *       "type": "webhook_endpoint.disabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T05:08:59.911Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.885Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
+         *       "request_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T05:08:59.913Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointDisabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
+         *       "type": "webhook_endpoint.enabled",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.928Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": false,
+         *         "updated": "2026-11-26T05:08:59.911Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
+         *       "request_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T05:08:59.929Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointEnabledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "aggregate_type": "webhook_endpoint",
+         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.956Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *       },
+         *       "previous_data": {
+         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "url": "https://example.com/audit",
+         *         "events": [
+         *           "customer.created"
+         *         ],
+         *         "object": "webhook_endpoint",
+         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "enabled": true,
+         *         "updated": "2026-11-26T05:08:59.928Z",
+         *         "livemode": false,
+         *         "description": "Audit",
+         *         "disabled_at": null,
+         *         "failing_since": null,
+         *         "disabled_reason": null,
+         *         "max_deliveries_per_second": null,
+         *         "previous_secret_expires_at": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
+         *       "request_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
+         *       "version": 1,
+         *       "sequence": 5,
+         *       "created": "2026-11-26T05:08:59.960Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        WebhookEndpointSecretRotatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "webhook_endpoint";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["WebhookEndpoint"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
+         *       "type": "user.signed_in",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "data": {
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-a7d28c8e05@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:08:59.519Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        UserSignedInEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
+         *       "type": "user.sign_in_failed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "data": {
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-a7d28c8e05@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:09:00.159Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        UserSignInFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
+         *       "type": "user.signed_out",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "data": {
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-a7d28c8e05@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T05:09:00.755Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        UserSignedOutEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
+         *       "type": "user.password_changed",
+         *       "aggregate_type": "user",
+         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "data": {
+         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "name": "Test User",
+         *         "role": "owner",
+         *         "email": "user-a7d28c8e05@example.com",
+         *         "object": "user"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": "node",
+         *         "client_address": "127.0.0.1"
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T05:09:00.657Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *     }
+         */
+        UserPasswordChangedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "user";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditUser"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditUser"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
+         *       "type": "account.settings_updated",
+         *       "aggregate_type": "account_settings",
+         *       "aggregate_id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *       "data": {
+         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": {
+         *           "city": "Berlin",
+         *           "line1": "Unter den Linden 1",
+         *           "line2": null,
+         *           "country": "DE",
+         *           "postal_code": "10117"
+         *         },
+         *         "livemode": false,
+         *         "business_name": "Example GmbH",
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "EXAMPLEGMBH",
+         *         "default_tax_rate": null
+         *       },
+         *       "previous_data": {
+         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *         "object": "account_settings",
+         *         "tax_id": null,
+         *         "address": null,
+         *         "livemode": false,
+         *         "business_name": null,
+         *         "support_email": null,
+         *         "default_locale": "en",
+         *         "invoice_footer": null,
+         *         "invoice_prefix": "TESTCOSANDBO",
+         *         "default_tax_rate": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
+         *       "request_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:09:00.779Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        AccountSettingsUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.settings_updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "account_settings";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AccountSettings"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AccountSettings"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
+         *       "type": "tax_rate.created",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *       "data": {
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.800Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
+         *       "request_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:09:00.802Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        TaxRateCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
+         *       "type": "tax_rate.updated",
+         *       "aggregate_type": "tax_rate",
+         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *       "data": {
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "active": false,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.820Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "active": true,
+         *         "object": "tax_rate",
+         *         "country": "DE",
+         *         "created": "2026-11-26T05:09:00.800Z",
+         *         "updated": "2026-11-26T05:09:00.800Z",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "inclusive": false,
+         *         "percentage": 19,
+         *         "description": null,
+         *         "display_name": "VAT",
+         *         "jurisdiction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
+         *       "request_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:09:00.821Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        TaxRateUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "tax_rate";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["TaxRate"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["TaxRate"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
+         *       "type": "meter.created",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.073Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
+         *       "request_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T05:09:01.074Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        MeterCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
+         *       "type": "meter.updated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.101Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.073Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "API requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
+         *       "request_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:09:01.102Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        MeterUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
+         *       "type": "meter.deactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.117Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.101Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
+         *       "request_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-26T05:09:01.118Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        MeterDeactivatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.deactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
+         *       "type": "meter.reactivated",
+         *       "aggregate_type": "meter",
+         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "active",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.131Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "previous_data": {
+         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "object": "meter",
+         *         "status": "inactive",
+         *         "created": "2026-11-26T05:09:01.073Z",
+         *         "updated": "2026-11-26T05:09:01.117Z",
+         *         "livemode": false,
+         *         "value_key": "value",
+         *         "event_name": "api_request",
+         *         "aggregation": "count",
+         *         "display_name": "Requests"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
+         *       "request_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
+         *       "version": 1,
+         *       "sequence": 4,
+         *       "created": "2026-11-26T05:09:01.131Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *     }
+         */
+        MeterReactivatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.reactivated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "meter";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Meter"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Meter"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12395,6 +16744,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12466,6 +16817,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12537,6 +16890,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12608,6 +16963,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12765,6 +17122,8 @@ export type components = {
             };
             /** @description The request's `X-Correlation-Id`, else its request id. */
             correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
             /** @description Schema version of the event format. */
             version: number;
             /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
@@ -12910,6 +17269,8 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        /** Format: binary */
+        InvoicePdf: string;
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -13065,40 +17426,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        WebhookEndpoint: {
-            /** @description Prefix `whe_`. */
-            id: string;
-            /** @constant */
-            object: "webhook_endpoint";
-            url: string;
-            events: string[];
-            description: string | null;
-            enabled: boolean;
-            /**
-             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
-             * @example 50
-             */
-            max_deliveries_per_second: number | null;
-            livemode: boolean;
-            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
-            previous_secret_expires_at: string | null;
-            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
-            failing_since: string | null;
-            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
-            disabled_at: string | null;
-            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
-            disabled_reason: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
         DeletedWebhookEndpoint: {
             id: string;
             /** @constant */
@@ -13226,7 +17553,7 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
@@ -14934,6 +19261,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
          *           "created": "2026-11-26T04:59:13.494Z",
@@ -14945,18 +19273,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": null,
          *           "description": null,
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -14999,12 +19335,33 @@ export type components = {
             subscription?: string | null;
             /** @enum {string} */
             status?: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number?: string | null;
             currency?: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name?: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email?: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256?: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf?: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url?: string | null;
             /** @description Σ line amounts. */
             subtotal_atom?: number;
             /** @description Set at finalization from the customer's discount. */
             discount_atom?: number;
-            /** @description subtotal − discount, never negative. */
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom?: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes?: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge?: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
             /** @description total − paid. */
             due_amount_atom?: number;
@@ -15063,6 +19420,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
          *           "created": "2026-11-26T04:59:13.494Z",
@@ -15074,25 +19432,39 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
+         *           "number": null,
          *           "status": "draft",
          *           "updated": "2026-11-26T04:59:13.494Z",
-         *           "finalized_at": null
+         *           "pdf_sha256": null,
+         *           "invoice_pdf": null,
+         *           "finalized_at": null,
+         *           "customer_name": null,
+         *           "customer_email": null,
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -15145,6 +19517,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
          *           "created": "2026-11-26T04:59:13.494Z",
@@ -15156,18 +19529,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
@@ -15229,6 +19610,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
          *           "created": "2026-11-26T04:59:13.494Z",
@@ -15240,18 +19622,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
@@ -15313,6 +19703,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
          *           "created": "2026-11-26T04:59:13.726Z",
@@ -15324,18 +19715,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.747Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15390,6 +19789,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
          *           "created": "2026-11-26T04:59:13.802Z",
@@ -15401,18 +19801,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.867Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15467,6 +19875,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
          *           "created": "2026-11-26T04:59:14.038Z",
@@ -15478,18 +19887,26 @@ export type components = {
          *           "due_date": "2026-11-27T04:59:14.018Z",
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": "2026-11-27T04:59:14.018Z",
+         *           "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:14.058Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
@@ -15548,6 +19965,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
          *           "created": "2026-11-26T04:59:13.896Z",
@@ -15559,18 +19977,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": "2026-11-26T04:59:13.948Z",
          *           "overdue_at": null,
+         *           "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.925Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
@@ -15630,6 +20056,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
          *           "created": "2026-11-26T04:59:13.974Z",
@@ -15641,18 +20068,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.989Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
          *         },
@@ -15712,6 +20147,7 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
+         *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
          *           "created": "2026-11-26T04:59:13.494Z",
@@ -15723,18 +20159,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
          *           "description": null,
+         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "total_taxes": [],
          *           "finalized_at": "2026-11-26T04:59:13.534Z",
          *           "subscription": null,
          *           "attempt_count": 0,
+         *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
+         *           "customer_email": "jenny@example.com",
          *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
+         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15789,6 +20233,7 @@ export type components = {
          *               "unit_amount_atom": 2000
          *             }
          *           ],
+         *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
          *           "created": "2026-11-30T04:59:14.448Z",
@@ -15800,18 +20245,26 @@ export type components = {
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
+         *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
+         *           "pdf_sha256": null,
          *           "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *           "invoice_pdf": null,
+         *           "total_taxes": [],
          *           "finalized_at": null,
          *           "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
          *           "attempt_count": 0,
+         *           "customer_name": null,
          *           "discount_atom": 0,
          *           "subtotal_atom": 2000,
+         *           "customer_email": null,
          *           "payment_intent": null,
+         *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
+         *           "hosted_invoice_url": null,
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -15859,11 +20312,15 @@ export type components = {
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
+         *           "address": null,
          *           "created": "2026-11-26T04:59:12.994Z",
+         *           "tax_ids": [],
          *           "updated": "2026-11-26T04:59:12.994Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         }
          *       }
          *     }
@@ -15902,6 +20359,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -15934,11 +20395,15 @@ export type components = {
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
+         *           "address": null,
          *           "created": "2026-11-26T04:59:12.994Z",
+         *           "tax_ids": [],
          *           "updated": "2026-11-26T04:59:13.022Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
@@ -15988,12 +20453,16 @@ export type components = {
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
+         *           "address": null,
          *           "created": "2026-11-26T04:59:13.041Z",
          *           "deleted": true,
+         *           "tax_ids": [],
          *           "updated": "2026-11-26T04:59:13.082Z",
          *           "livemode": false,
          *           "metadata": {},
-         *           "custom_fields": {}
+         *           "custom_fields": {},
+         *           "default_tax_rate": null,
+         *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
          *           "updated": "2026-11-26T04:59:13.041Z",
@@ -16036,6 +20505,10 @@ export type components = {
             object?: "customer";
             email?: string;
             name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            preferred_locale?: ("en" | "fr" | "de") | null;
+            tax_ids?: components["schemas"]["TaxId"][];
+            default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -16582,6 +21055,7 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:59:11.610Z",
@@ -16592,9 +21066,13 @@ export type components = {
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         }
          *       }
@@ -16642,7 +21120,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -16673,6 +21164,7 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
          *           "type": "recurring",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:59:11.610Z",
@@ -16683,9 +21175,13 @@ export type components = {
          *           "metadata": {},
          *           "nickname": "Monthly",
          *           "recurring": {
+         *             "meter": null,
          *             "interval": "month",
+         *             "usage_type": "licensed",
          *             "interval_count": 1
          *           },
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
@@ -16734,6 +21230,7 @@ export type components = {
          *         "object": {
          *           "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
          *           "type": "one_time",
+         *           "tiers": null,
          *           "active": true,
          *           "object": "price",
          *           "created": "2026-11-26T04:59:11.703Z",
@@ -16745,6 +21242,8 @@ export type components = {
          *           "metadata": {},
          *           "nickname": null,
          *           "recurring": null,
+         *           "tiers_mode": null,
+         *           "billing_scheme": "per_unit",
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
@@ -16796,7 +21295,20 @@ export type components = {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter of a metered price, else null. */
+                meter: string | null;
             } | null;
+            /** @enum {string} */
+            billing_scheme?: "per_unit" | "tiered";
+            tiers_mode?: ("graduated" | "volume") | null;
+            /** @description The tiers of a tiered price (then `unit_amount_atom` is 0), else null. */
+            tiers?: {
+                up_to: number | null;
+                unit_amount_atom: number;
+                flat_amount_atom: number;
+            }[] | null;
             nickname?: string | null;
             active?: boolean;
             metadata?: {
@@ -17217,6 +21729,1234 @@ export type components = {
                 object: components["schemas"]["Refund"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
                 previous_attributes?: components["schemas"]["RefundPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `api_token.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
+         *       "object": "event",
+         *       "type": "api_token.created",
+         *       "sequence": 1,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *           "kind": "secret",
+         *           "name": "catalogue",
+         *           "object": "api_token",
+         *           "status": "active",
+         *           "created": "2026-11-26T05:08:59.552Z",
+         *           "display": "st_prod_…jvbn",
+         *           "revoked_at": null,
+         *           "last_used_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        ApiTokenPreviousAttributes: {
+            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
+            id?: string;
+            /** @constant */
+            object?: "api_token";
+            name?: string;
+            /** @enum {string} */
+            kind?: "secret" | "publishable";
+            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
+            display?: string;
+            /** @enum {string} */
+            status?: "active" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            last_used_at?: string | null;
+            revoked_at?: string | null;
+        };
+        /**
+         * @description The webhook body of `api_token.revoked`.
+         * @example {
+         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
+         *       "object": "event",
+         *       "type": "api_token.revoked",
+         *       "sequence": 2,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *           "kind": "publishable",
+         *           "name": "spare",
+         *           "object": "api_token",
+         *           "status": "revoked",
+         *           "created": "2026-11-26T05:08:59.772Z",
+         *           "display": "pt_prod_…ffdb",
+         *           "revoked_at": "2026-11-26T05:08:59.794Z",
+         *           "last_used_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "revoked_at": null
+         *         }
+         *       }
+         *     }
+         */
+        ApiTokenRevokedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_token.revoked";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["ApiToken"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["ApiTokenPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.created",
+         *       "sequence": 1,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.838Z",
+         *           "livemode": false,
+         *           "description": null,
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.updated",
+         *       "sequence": 2,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.885Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T05:08:59.838Z",
+         *           "description": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.deleted`.
+         * @example {
+         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.deleted",
+         *       "sequence": 6,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "deleted": true,
+         *           "enabled": false,
+         *           "updated": "2026-11-26T05:08:59.976Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.956Z",
+         *           "deleted": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDeletedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.deleted";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpointDeletedObject"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointDeletedPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        WebhookEndpointDeletedPreviousAttributes: {
+            /** @description Prefix `whe_`. */
+            id?: string;
+            /** @constant */
+            object?: "webhook_endpoint";
+            url?: string;
+            events?: string[];
+            description?: string | null;
+            enabled?: boolean;
+            /**
+             * @description At most this many delivery attempts start per second for this endpoint, across all instances (null: no limit). Rates above 10/s may start a tenth of a second's worth at once.
+             * @example 50
+             */
+            max_deliveries_per_second?: number | null;
+            livemode?: boolean;
+            /** @description After a rotation with overlap: until when the previous secret still signs deliveries (a second `v1,` signature in `webhook-signature`); null when only the current secret signs. */
+            previous_secret_expires_at?: string | null;
+            /** @description Since when every delivery attempt to the endpoint has failed (account clock); null once one succeeds. */
+            failing_since?: string | null;
+            /** @description When the service disabled the endpoint after its attempts failed for a sustained period (default 5 days). */
+            disabled_at?: string | null;
+            /** @description Why the service disabled it. Enabling the endpoint clears it; replay the missed window with `/replay`. */
+            disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+            deleted?: null;
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.disabled`.
+         * @example {
+         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.disabled",
+         *       "sequence": 3,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "enabled": false,
+         *           "updated": "2026-11-26T05:08:59.911Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.885Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointDisabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.enabled`.
+         * @example {
+         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.enabled",
+         *       "sequence": 4,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.928Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": null
+         *         },
+         *         "previous_attributes": {
+         *           "enabled": false,
+         *           "updated": "2026-11-26T05:08:59.911Z"
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointEnabledWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.enabled";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `webhook_endpoint.secret_rotated`.
+         * @example {
+         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
+         *       "object": "event",
+         *       "type": "webhook_endpoint.secret_rotated",
+         *       "sequence": 5,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "url": "https://example.com/audit",
+         *           "events": [
+         *             "customer.created"
+         *           ],
+         *           "object": "webhook_endpoint",
+         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "enabled": true,
+         *           "updated": "2026-11-26T05:08:59.956Z",
+         *           "livemode": false,
+         *           "description": "Audit",
+         *           "disabled_at": null,
+         *           "failing_since": null,
+         *           "disabled_reason": null,
+         *           "max_deliveries_per_second": null,
+         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T05:08:59.928Z",
+         *           "previous_secret_expires_at": null
+         *         }
+         *       }
+         *     }
+         */
+        WebhookEndpointSecretRotatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.secret_rotated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["WebhookEndpointPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_in`.
+         * @example {
+         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
+         *       "object": "event",
+         *       "type": "user.signed_in",
+         *       "sequence": 1,
+         *       "created": 1795669739,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-a7d28c8e05@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedInWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_in";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AuditUserPreviousAttributes: {
+            /** @description Prefix `user_`; the `actor_id` of the user's changes. */
+            id?: string;
+            /** @constant */
+            object?: "user";
+            email?: string;
+            name?: string | null;
+            /** @enum {string} */
+            role?: "owner" | "admin" | "developer" | "viewer";
+        };
+        /**
+         * @description The webhook body of `user.sign_in_failed`.
+         * @example {
+         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
+         *       "object": "event",
+         *       "type": "user.sign_in_failed",
+         *       "sequence": 2,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-a7d28c8e05@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignInFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.sign_in_failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.signed_out`.
+         * @example {
+         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
+         *       "object": "event",
+         *       "type": "user.signed_out",
+         *       "sequence": 4,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-a7d28c8e05@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserSignedOutWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.signed_out";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `user.password_changed`.
+         * @example {
+         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
+         *       "object": "event",
+         *       "type": "user.password_changed",
+         *       "sequence": 3,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "name": "Test User",
+         *           "role": "owner",
+         *           "email": "user-a7d28c8e05@example.com",
+         *           "object": "user"
+         *         }
+         *       }
+         *     }
+         */
+        UserPasswordChangedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "user.password_changed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditUser"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditUserPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `account.settings_updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
+         *       "object": "event",
+         *       "type": "account.settings_updated",
+         *       "sequence": 1,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *           "object": "account_settings",
+         *           "tax_id": null,
+         *           "address": {
+         *             "city": "Berlin",
+         *             "line1": "Unter den Linden 1",
+         *             "line2": null,
+         *             "country": "DE",
+         *             "postal_code": "10117"
+         *           },
+         *           "livemode": false,
+         *           "business_name": "Example GmbH",
+         *           "support_email": null,
+         *           "default_locale": "en",
+         *           "invoice_footer": null,
+         *           "invoice_prefix": "EXAMPLEGMBH",
+         *           "default_tax_rate": null
+         *         },
+         *         "previous_attributes": {
+         *           "address": null,
+         *           "business_name": null,
+         *           "invoice_prefix": "TESTCOSANDBO"
+         *         }
+         *       }
+         *     }
+         */
+        AccountSettingsUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.settings_updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AccountSettings"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AccountSettingsPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AccountSettingsPreviousAttributes: {
+            /** @constant */
+            object?: "account_settings";
+            /**
+             * @description The account's id.
+             * @example acc_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            id?: string;
+            business_name?: string | null;
+            address?: components["schemas"]["PostalAddress"] | null;
+            tax_id?: string | null;
+            support_email?: string | null;
+            /** @description The prefix of invoice numbers: the one set, else derived from the business name. */
+            invoice_prefix?: string;
+            invoice_footer?: string | null;
+            /** @enum {string} */
+            default_locale?: "en" | "fr" | "de";
+            default_tax_rate?: string | null;
+            usage_grace_seconds?: number;
+            entitlement_past_due_grace_days?: number;
+            livemode?: boolean;
+        };
+        /**
+         * @description The webhook body of `tax_rate.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
+         *       "object": "event",
+         *       "type": "tax_rate.created",
+         *       "sequence": 1,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *           "active": true,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T05:09:00.800Z",
+         *           "updated": "2026-11-26T05:09:00.800Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         }
+         *       }
+         *     }
+         */
+        TaxRateCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        TaxRatePreviousAttributes: {
+            /** @example txr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "tax_rate";
+            display_name?: string;
+            description?: string | null;
+            percentage?: number;
+            inclusive?: boolean;
+            country?: string | null;
+            jurisdiction?: string | null;
+            active?: boolean;
+            metadata?: {
+                [key: string]: string;
+            };
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `tax_rate.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
+         *       "object": "event",
+         *       "type": "tax_rate.updated",
+         *       "sequence": 2,
+         *       "created": 1795669740,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *           "active": false,
+         *           "object": "tax_rate",
+         *           "country": "DE",
+         *           "created": "2026-11-26T05:09:00.800Z",
+         *           "updated": "2026-11-26T05:09:00.820Z",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "inclusive": false,
+         *           "percentage": 19,
+         *           "description": null,
+         *           "display_name": "VAT",
+         *           "jurisdiction": null
+         *         },
+         *         "previous_attributes": {
+         *           "active": true,
+         *           "updated": "2026-11-26T05:09:00.800Z"
+         *         }
+         *       }
+         *     }
+         */
+        TaxRateUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tax_rate.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["TaxRate"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["TaxRatePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `meter.created`.
+         * @example {
+         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
+         *       "object": "event",
+         *       "type": "meter.created",
+         *       "sequence": 1,
+         *       "created": 1795669741,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.073Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "API requests"
+         *         }
+         *       }
+         *     }
+         */
+        MeterCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        MeterPreviousAttributes: {
+            /** @example mtr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "meter";
+            event_name?: string;
+            display_name?: string;
+            /**
+             * @description How a period's events add up: `sum` of the values, `count` of events, `max` value, `last` value (by timestamp), `unique_count` of distinct values of `value_key`.
+             * @enum {string}
+             */
+            aggregation?: "sum" | "count" | "max" | "last" | "unique_count";
+            value_key?: string;
+            /**
+             * @description An inactive meter accepts no events and frees its `event_name`.
+             * @enum {string}
+             */
+            status?: "active" | "inactive";
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `meter.updated`.
+         * @example {
+         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
+         *       "object": "event",
+         *       "type": "meter.updated",
+         *       "sequence": 2,
+         *       "created": 1795669741,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.101Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "updated": "2026-11-26T05:09:01.073Z",
+         *           "display_name": "API requests"
+         *         }
+         *       }
+         *     }
+         */
+        MeterUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `meter.deactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
+         *       "object": "event",
+         *       "type": "meter.deactivated",
+         *       "sequence": 3,
+         *       "created": 1795669741,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "object": "meter",
+         *           "status": "inactive",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.117Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active",
+         *           "updated": "2026-11-26T05:09:01.101Z"
+         *         }
+         *       }
+         *     }
+         */
+        MeterDeactivatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.deactivated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `meter.reactivated`.
+         * @example {
+         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
+         *       "object": "event",
+         *       "type": "meter.reactivated",
+         *       "sequence": 4,
+         *       "created": 1795669741,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "object": "meter",
+         *           "status": "active",
+         *           "created": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:09:01.131Z",
+         *           "livemode": false,
+         *           "value_key": "value",
+         *           "event_name": "api_request",
+         *           "aggregation": "count",
+         *           "display_name": "Requests"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "inactive",
+         *           "updated": "2026-11-26T05:09:01.117Z"
+         *         }
+         *       }
+         *     }
+         */
+        MeterReactivatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meter.reactivated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Meter"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["MeterPreviousAttributes"];
             };
         };
         /**
@@ -17681,26 +23421,6 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
-        ApiToken: {
-            /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
-            id: string;
-            /** @constant */
-            object: "api_token";
-            name: string;
-            /** @enum {string} */
-            kind: "secret" | "publishable";
-            /** @description Prefix and last four characters, e.g. `st_prod_…a1b2`. */
-            display: string;
-            /** @enum {string} */
-            status: "active" | "revoked";
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            last_used_at: string | null;
-            revoked_at: string | null;
-        };
         ApiTokenWithSecret: {
             /** @description Public, non-secret id (`key_…`); the actor_id of its events. */
             id: string;
@@ -17743,6 +23463,181 @@ export type components = {
         Health: {
             /** @constant */
             status: "ok";
+        };
+        /** @description A page of the request log, newest first. No `total`: the log is millions of rows; page with the cursors. */
+        RequestLogList: {
+            items: components["schemas"]["RequestLog"][];
+            /** @description Whether more requests follow in the paging direction (older ones; with `ending_before`, newer ones). */
+            has_more: boolean;
+        };
+        /** @description One API request as the request log recorded it (docs/request-logs.md). */
+        RequestLog: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+        };
+        RequestLogDetail: {
+            /** @description The request's id (`req_…`): its `X-Request-Id`, the `request_id` of its error body and of the events it caused. */
+            id: string;
+            /** @constant */
+            object: "request_log";
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            livemode: boolean | null;
+            method: string;
+            /** @description The URL path, without the query string. */
+            path: string;
+            /** @description The query string (without `?`), redacted; null when there was none. */
+            query: string | null;
+            /** @description The operation the path and method named; null for an unknown path. */
+            operation_id: string | null;
+            status: number;
+            /** @description A 4xx/5xx's `error_code`, else its title in snake case (`not_found`); null on success. */
+            error_code: string | null;
+            /** @description Time spent in the API, from the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The API token's id (`key_…`); null for a dashboard session. */
+            token_id: string | null;
+            /** @description The dashboard user, for a session's request. */
+            user_id: string | null;
+            client_address: string | null;
+            user_agent: string | null;
+            idempotency_key: string | null;
+            /** @description Whether the answer was a replay (`Idempotent-Replayed: true`). */
+            idempotent_replayed: boolean;
+            /** @description The headers that matter (content type, user agent, idempotency key, correlation id, origin…), redacted. Never Authorization or Cookie. */
+            request_headers: {
+                [key: string]: string;
+            };
+            /** @description 4xx/5xx only: the body as the API read it, redacted, at most 16 KB; null on success or when the request was refused before its body was read. */
+            request_body: string | null;
+            /** @description 4xx/5xx only: the problem body, redacted, at most 16 KB. */
+            response_body: string | null;
+            /** @description The events the request caused (their `request_id` is this id), oldest first. */
+            events: components["schemas"]["Event"][];
+        };
+        TaxRateList: {
+            items: components["schemas"]["TaxRate"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        MeterList: {
+            items: components["schemas"]["Meter"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        UsageEventResult: {
+            /** @description The event's identifier (null when the item had none). */
+            identifier: string | null;
+            /**
+             * @description `accepted`: counted and durable; `duplicate`: this identifier was already accepted with the same body; `invalid`: not counted (see `error`).
+             * @enum {string}
+             */
+            status: "accepted" | "duplicate" | "invalid";
+            /** @description Why the event is `invalid`. */
+            error?: {
+                /** @enum {string} */
+                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
+                message: string;
+            };
+        };
+        /** @description One result per event, in the order sent. */
+        UsageEventBatchResult: {
+            /** @constant */
+            object: "list";
+            items: components["schemas"]["UsageEventResult"][];
+        };
+        CancelledUsageEvent: {
+            /** @constant */
+            object: "usage_event";
+            identifier: string;
+            event_name: string;
+            meter: string;
+            customer: string;
+            timestamp: number;
+            /**
+             * Format: date-time
+             * @description When it was removed from usage.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            cancelled: string;
+        };
+        CustomerUsage: {
+            /** @constant */
+            object: "customer_usage";
+            meter: string;
+            customer: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end: string;
+            /** @enum {string} */
+            aggregation: "sum" | "count" | "max" | "last" | "unique_count";
+            /** @description The aggregated usage of the open period; null for `max`/`last` without events. */
+            value: number | null;
+        };
+        MeterSummaries: {
+            /** @constant */
+            object: "list";
+            meter: string;
+            customer: string;
+            items: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T08:00:00.000Z
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T08:00:00.000Z
+                 */
+                end: string;
+                /** @description The bucket's aggregated usage (null for `max`/`last` without events). */
+                value: number | null;
+            }[];
         };
         FeatureList: {
             items: components["schemas"]["Feature"][];
@@ -24293,6 +30188,289 @@ export interface operations {
             };
         };
     };
+    getInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInvoicePdfForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getHostedInvoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    payHostedInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HostedInvoicePayInput"];
+            };
+        };
+        responses: {
+            /** @description The invoice after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -29942,6 +36120,2625 @@ export interface operations {
             };
         };
     };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRequestLogsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Cursor: a request id; the requests older than it (it need not be in the filtered list). */
+                starting_after?: string;
+                /** @description Cursor: a request id; the requests newer than it, still newest first (what a tail polls with). */
+                ending_before?: string;
+                /** @description An exact status (`404`) or a class (`2xx`, `4xx`, `5xx`). */
+                status?: string;
+                /** @description The HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description An operation id, e.g. `createCustomer`. */
+                operation?: string;
+                /** @description A prefix of the URL path as the request sent it, API root included (the `path` field of the items). */
+                path?: string;
+                /** @description An API token's id (`key_…`). */
+                token?: string;
+                /** @description One request, by its id. */
+                request_id?: string;
+                /** @description The requests sent with this `Idempotency-Key`. */
+                idempotency_key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRequestLogForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAccountSettingsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated account settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountSettings"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRates: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTaxRatesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only active (true) or archived (false) rates. */
+                active?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tax rates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created tax rate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateTaxRateForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                tax_rate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated tax rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRate"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMeters: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of meters. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created meter. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMetersForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of meters. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The created meter. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deactivateMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deactivateMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reactivateMeter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reactivateMeterForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The meter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meter"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted or duplicate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted or duplicate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventBatchInput"];
+            };
+        };
+        responses: {
+            /** @description One result per event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventBatchResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUsageEventBatchForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageEventBatchInput"];
+            };
+        };
+        responses: {
+            /** @description One result per event, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventBatchResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelUsageEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledUsageEvent"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomerUsage: {
+        parameters: {
+            query: {
+                /** @description The meter's id. */
+                meter: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerUsage"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomerUsageForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description The meter's id. */
+                meter: string;
+            };
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerUsage"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeterSummaries: {
+        parameters: {
+            query: {
+                customer: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
+                group_by?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterSummaries"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeterSummariesForTokenAccount: {
+        parameters: {
+            query: {
+                customer: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
+                group_by?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeterSummaries"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listFeatures: {
         parameters: {
             query?: {
@@ -33258,6 +42055,823 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RefundFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiTokenRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiTokenRevokedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDeletedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointEnabledWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointEnabledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointSecretRotatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedInWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedInWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignInFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignInFailedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userSignedOutWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserSignedOutWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    userPasswordChangedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserPasswordChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountSettingsUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountSettingsUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taxRateUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meterCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meterUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meterDeactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterDeactivatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    meterReactivatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeterReactivatedWebhookEvent"];
             };
         };
         responses: {
